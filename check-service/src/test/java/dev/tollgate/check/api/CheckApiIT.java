@@ -1,0 +1,167 @@
+package dev.tollgate.check.api;
+
+import dev.tollgate.testsupport.redis.RedisCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.hamcrest.Matchers.containsString;
+
+/** The check contract over HTTP, against a real Redis Cluster: answers, and every bad input's status and code. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureWebTestClient
+class CheckApiIT {
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        registry.add("tollgate.redis.seeds", () -> String.join(",", RedisCluster.shared().seedUris()));
+        registry.add("tollgate.redis.command-timeout", () -> "2s");
+        registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
+    }
+
+    @Autowired
+    WebTestClient http;
+
+    @Test
+    void answersTheDesignsExample() {
+        String key = "acct_" + UUID.randomUUID();
+        check("""
+                {"domain":"public-api","entries":[
+                  {"rule":"growth-global","key":"%s","cost":1},
+                  {"rule":"labels-route","key":"%s","cost":1}]}
+                """.formatted(key, key))
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.verdict").isEqualTo("allow")
+                .jsonPath("$.entries[0].rule").isEqualTo("growth-global")
+                .jsonPath("$.entries[0].remaining").isEqualTo(199)
+                .jsonPath("$.entries[0].reset_ms").isNumber()
+                .jsonPath("$.entries[1].rule").isEqualTo("labels-route")
+                .jsonPath("$.entries[1].remaining").isEqualTo(1)
+                .jsonPath("$.entries[0].unknown_rule").doesNotExist()
+                .jsonPath("$.entries[0].retry_ms").doesNotExist();
+    }
+
+    @Test
+    void aDenyIsA200WithTheVerdictAndRetry() {
+        String key = "acct_" + UUID.randomUUID();
+        String body = """
+                {"domain":"public-api","entries":[{"rule":"labels-route","key":"%s"}]}""".formatted(key);
+        check(body).expectStatus().isOk();
+        check(body).expectStatus().isOk();
+        check(body).expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.verdict").isEqualTo("deny")
+                .jsonPath("$.entries[0].verdict").isEqualTo("deny")
+                .jsonPath("$.entries[0].retry_ms").isNumber();
+    }
+
+    @Test
+    void anUnknownRuleIsAllowedAndFlagged() {
+        check("""
+                {"domain":"public-api","entries":[{"rule":"no-such-rule","key":"k","cost":1}]}""")
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.verdict").isEqualTo("allow")
+                .jsonPath("$.entries[0].unknown_rule").isEqualTo(true);
+    }
+
+    @Test
+    void aLoginKeyWithBracesAndUnderscoresIsJustAKey() {
+        check("""
+                {"domain":"auth","entries":[{"rule":"login-ip","key":"{user}_%s"}]}""".formatted(UUID.randomUUID()))
+                .expectStatus().isOk()
+                .expectBody().jsonPath("$.entries[0].remaining").isEqualTo(4);
+    }
+
+    static Stream<Arguments> badRequests() {
+        String sixtyFiveEntries = IntStream.range(0, 65)
+                .mapToObj(i -> "{\"rule\":\"free-global\",\"key\":\"k" + i + "\"}")
+                .collect(Collectors.joining(",", "{\"domain\":\"public-api\",\"entries\":[", "]}"));
+        return Stream.of(
+                Arguments.of("malformed JSON", "{\"domain\":", 400, "bad_request"),
+                Arguments.of("not an object", "[1,2,3]", 400, "bad_request"),
+                Arguments.of("empty body", "", 400, "bad_request"),
+                Arguments.of("entries of the wrong type", "{\"domain\":\"d\",\"entries\":\"x\"}", 400, "bad_request"),
+                Arguments.of("missing domain", "{\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}]}", 422, "invalid_request"),
+                Arguments.of("empty entries", "{\"domain\":\"public-api\",\"entries\":[]}", 422, "invalid_request"),
+                Arguments.of("65 entries", sixtyFiveEntries, 422, "invalid_request"),
+                Arguments.of("cost zero", entry("\"cost\":0"), 422, "invalid_request"),
+                Arguments.of("cost negative", entry("\"cost\":-3"), 422, "invalid_request"),
+                Arguments.of("cost not an integer", entry("\"cost\":1.5"), 422, "invalid_request"),
+                Arguments.of("cost above the rule's largest", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"k\",\"cost\":11}]}", 422, "invalid_request"),
+                Arguments.of("cost a string", entry("\"cost\":\"lots\""), 400, "bad_request"),
+                Arguments.of("empty key", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"\"}]}", 422, "invalid_request"),
+                Arguments.of("key over 256 bytes", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"" + "x".repeat(257) + "\"}]}", 422, "invalid_request"),
+                Arguments.of("key with a control character", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"a\\u0007b\"}]}", 422, "invalid_request"),
+                Arguments.of("body over 64 KiB", "{\"domain\":\"public-api\",\"pad\":\"" + "x".repeat(70_000) + "\",\"entries\":[]}", 413, "payload_too_large"),
+                Arguments.of("JSON nested absurdly deep", "[".repeat(20_000) + "]".repeat(20_000), 400, "bad_request"));
+    }
+
+    private static String entry(String cost) {
+        return "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"," + cost + "}]}";
+    }
+
+    @ParameterizedTest(name = "{0} -> {2} {3}")
+    @MethodSource("badRequests")
+    void refusesBadInputWithProblemDetails(String name, String body, int status, String code) {
+        check(body).expectStatus().isEqualTo(status)
+                .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+                .expectBody()
+                .jsonPath("$.code").isEqualTo(code)
+                .jsonPath("$.status").isEqualTo(status);
+    }
+
+    @Test
+    void namesTheFieldOfEachProblem() {
+        check("{\"domain\":\"\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"\",\"cost\":0}]}")
+                .expectStatus().isEqualTo(422)
+                .expectBody()
+                .jsonPath("$.errors[0].field").isEqualTo("domain")
+                .jsonPath("$.errors[1].field").isEqualTo("entries[0].key")
+                .jsonPath("$.errors[2].field").isEqualTo("entries[0].cost");
+    }
+
+    @Test
+    void otherMediaTypesMethodsAndPathsGetProblemDetailsToo() {
+        http.post().uri("/v1/ratelimit:check").contentType(MediaType.TEXT_PLAIN).bodyValue("hi")
+                .exchange().expectStatus().isEqualTo(415).expectBody().jsonPath("$.code").isEqualTo("unsupported_media_type");
+        http.get().uri("/v1/ratelimit:check")
+                .exchange().expectStatus().isEqualTo(405).expectBody().jsonPath("$.code").isEqualTo("method_not_allowed");
+        http.get().uri("/v1/nothing-here")
+                .exchange().expectStatus().isEqualTo(404).expectBody().jsonPath("$.code").isEqualTo("not_found");
+    }
+
+    @Test
+    void exposesCheckMetricsForPrometheus() {
+        check("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"metrics_" + UUID.randomUUID() + "\"}]}")
+                .expectStatus().isOk();
+        http.get().uri("/actuator/prometheus").exchange()
+                .expectStatus().isOk()
+                .expectBody(String.class)
+                .value(containsString("tollgate_checks_seconds_count{"))
+                .value(containsString("tollgate_decisions_total{"))
+                .value(containsString("tollgate_store_calls_seconds_count{"));
+        http.get().uri("/actuator/health").exchange().expectStatus().isOk();
+    }
+
+    private WebTestClient.ResponseSpec check(String body) {
+        return http.post().uri("/v1/ratelimit:check")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange();
+    }
+}

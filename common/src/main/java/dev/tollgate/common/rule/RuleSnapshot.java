@@ -1,0 +1,30 @@
+package dev.tollgate.common.rule;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything a pod enforces, as of one store revision: the body of rules-service's watch feed
+ * ({@code GET /v1/watch}). It is always whole, never a delta, so a pod replaces its snapshot in one
+ * step and can never apply half a change. {@code overrides} holds the overrides that were active when
+ * the snapshot was served; a pod still drops each one at its {@code expires_at} by its own clock.
+ *
+ * @param revision      the store revision: pass it back as {@code since} to wait for the next change
+ * @param rules         every rule, in every mode, ordered by id
+ * @param overrides     the active account overrides
+ * @param regionBudgets every region's share of every budgeted key; a pod applies its own region's
+ */
+public record RuleSnapshot(long revision, List<Rule> rules, List<AccountOverride> overrides, List<RegionBudget> regionBudgets) {
+
+    public RuleSnapshot {
+        rules = rules == null ? List.of() : List.copyOf(rules);
+        overrides = overrides == null ? List.of() : List.copyOf(overrides);
+        regionBudgets = regionBudgets == null ? List.of() : List.copyOf(regionBudgets);
+    }
+
+    /** The same snapshot without the overrides that have expired by {@code now}. */
+    public RuleSnapshot activeAt(Instant now) {
+        List<AccountOverride> active = overrides.stream().filter(o -> o.activeAt(now)).toList();
+        return active.size() == overrides.size() ? this : new RuleSnapshot(revision, rules, active, regionBudgets);
+    }
+}

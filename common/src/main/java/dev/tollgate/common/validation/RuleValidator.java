@@ -1,0 +1,124 @@
+package dev.tollgate.common.validation;
+
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Rule;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Decides whether a rule or an override can be enforced without hurting anyone. Bounds keep every
+ * product of the Lua arithmetic (milli-tokens times milliseconds) exact in a double, below 2^53.
+ */
+public final class RuleValidator {
+
+    /** Rule ids end up in Redis key names after the hash tag: keep them to characters that need no escaping. */
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    static final int MAX_RATE = 10_000_000;
+    static final int MAX_BURST = 100_000_000;
+    static final int MAX_PERIOD_S = 86_400;
+    static final int MAX_WINDOW_S = 31 * 86_400;
+    /** burst × period_s at most this keeps milli-tokens × milliseconds below 10^15 in the script. */
+    static final long MAX_BURST_TIMES_PERIOD = 1_000_000_000L;
+
+    public List<Violation> validate(Rule rule) {
+        List<Violation> violations = new ArrayList<>();
+        if (rule.id() == null || !ID.matcher(rule.id()).matches()) {
+            violations.add(new Violation("id", "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"));
+        }
+        if (rule.domain() == null || rule.domain().isBlank()) {
+            violations.add(new Violation("domain", "is required"));
+        }
+        if (rule.match().coversEveryPlan() && rule.match().coversEveryRoute()) {
+            violations.add(new Violation("match", "covers every plan and every route; name a plan or a route so one bad number cannot deny everyone"));
+        }
+        if (rule.maxCost() < 1) {
+            violations.add(new Violation("max_cost", "must be at least 1"));
+        }
+        if (rule.algorithm() == null) {
+            violations.add(new Violation("algorithm", "is required: token_bucket, sliding_log or fixed_window"));
+            return violations;
+        }
+        if (rule.algorithm() == Algorithm.TOKEN_BUCKET) {
+            checkTokenBucket(rule, violations);
+        } else {
+            checkCountPerWindow(rule, violations);
+        }
+        return violations;
+    }
+
+    /** Checks an override against the rule it changes; {@code rule} is null when no such rule exists. */
+    public List<Violation> validate(AccountOverride override, Rule rule) {
+        List<Violation> violations = new ArrayList<>();
+        if (override.accountId() == null || override.accountId().isBlank()) {
+            violations.add(new Violation("account_id", "is required"));
+        }
+        if (rule == null) {
+            violations.add(new Violation("rule_id", "names no rule: " + override.ruleId()));
+            return violations;
+        }
+        if (rule.algorithm() != Algorithm.TOKEN_BUCKET) {
+            violations.add(new Violation("rule_id", "overrides apply to token_bucket rules; " + rule.id() + " is " + rule.algorithm().name().toLowerCase()));
+        }
+        checkRate("rate_per_s", override.ratePerS(), violations);
+        checkBurst(override.burst(), rule.maxCost(), violations);
+        return violations;
+    }
+
+    private static void checkTokenBucket(Rule rule, List<Violation> violations) {
+        if (rule.ratePerS() == null) {
+            violations.add(new Violation("rate_per_s", "is required for token_bucket"));
+        } else {
+            checkRate("rate_per_s", rule.ratePerS(), violations);
+        }
+        if (rule.burst() == null) {
+            violations.add(new Violation("burst", "is required for token_bucket"));
+        } else {
+            checkBurst(rule.burst(), rule.maxCost(), violations);
+        }
+        if (rule.periodS() == null || rule.periodS() < 1 || rule.periodS() > MAX_PERIOD_S) {
+            violations.add(new Violation("period_s", "must be between 1 and " + MAX_PERIOD_S + " seconds"));
+        } else if (rule.burst() != null && (long) rule.burst() * rule.periodS() > MAX_BURST_TIMES_PERIOD) {
+            violations.add(new Violation("burst", "times period_s must be at most " + MAX_BURST_TIMES_PERIOD
+                    + " (a bucket that takes longer than that to fill is better expressed as a fixed_window quota)"));
+        }
+    }
+
+    private static void checkCountPerWindow(Rule rule, List<Violation> violations) {
+        String algorithm = rule.algorithm().name().toLowerCase();
+        if (rule.limit() == null) {
+            violations.add(new Violation("limit", "is required for " + algorithm));
+        } else if (rule.limit() <= 0) {
+            violations.add(new Violation("limit", "must be greater than 0, was " + rule.limit()));
+        } else if (rule.limit() > MAX_BURST) {
+            violations.add(new Violation("limit", "must be at most " + MAX_BURST));
+        } else if (rule.limit() < rule.maxCost()) {
+            violations.add(new Violation("limit", "must be at least max_cost (" + rule.maxCost() + "), or no request could ever pass"));
+        }
+        if (rule.windowS() == null) {
+            violations.add(new Violation("window_s", "is required for " + algorithm));
+        } else if (rule.windowS() <= 0 || rule.windowS() > MAX_WINDOW_S) {
+            violations.add(new Violation("window_s", "must be between 1 and " + MAX_WINDOW_S + " seconds"));
+        }
+    }
+
+    private static void checkRate(String field, int rate, List<Violation> violations) {
+        if (rate <= 0) {
+            violations.add(new Violation(field, "must be greater than 0, was " + rate));
+        } else if (rate > MAX_RATE) {
+            violations.add(new Violation(field, "must be at most " + MAX_RATE));
+        }
+    }
+
+    private static void checkBurst(int burst, int maxCost, List<Violation> violations) {
+        if (burst < 1) {
+            violations.add(new Violation("burst", "must be at least 1, was " + burst));
+        } else if (burst > MAX_BURST) {
+            violations.add(new Violation("burst", "must be at most " + MAX_BURST));
+        } else if (burst < maxCost) {
+            violations.add(new Violation("burst", "is below the largest cost (" + maxCost + "): such a request could never pass"));
+        }
+    }
+}

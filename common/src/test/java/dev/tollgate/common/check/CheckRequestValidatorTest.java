@@ -1,0 +1,119 @@
+package dev.tollgate.common.check;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CheckRequestValidatorTest {
+
+    private final CheckRequestValidator validator = new CheckRequestValidator(64);
+
+    @Test
+    void acceptsTheDesignsExample() {
+        CheckRequest request = new CheckRequest("public-api", List.of(
+                CheckEntry.of("growth-global", "acct_7Q2", 1),
+                CheckEntry.of("labels-route", "acct_7Q2", 1)));
+        assertThatCode(() -> validator.validate(request)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void acceptsKeysHoldingBracesUnderscoresAndUnicode() {
+        CheckRequest request = new CheckRequest("d", List.of(CheckEntry.of("r", "{other}_ü_名前", 1)));
+        assertThatCode(() -> validator.validate(request)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void acceptsAMissingCostAsOne() {
+        CheckEntry entry = new CheckEntry("r", "k", null);
+        assertThatCode(() -> validator.validate(new CheckRequest("d", List.of(entry)))).doesNotThrowAnyException();
+        assertThat(entry.costValue()).isEqualTo(1);
+    }
+
+    @Test
+    void refusesAMissingDomain() {
+        assertProblem(new CheckRequest(" ", List.of(CheckEntry.of("r", "k", 1))), "domain");
+    }
+
+    @Test
+    void refusesNoEntries() {
+        assertProblem(new CheckRequest("d", List.of()), "entries");
+        assertProblem(new CheckRequest("d", null), "entries");
+    }
+
+    @Test
+    void refusesMoreEntriesThanConfigured() {
+        List<CheckEntry> entries = new ArrayList<>();
+        for (int i = 0; i < 65; i++) {
+            entries.add(CheckEntry.of("r", "k" + i, 1));
+        }
+        assertProblem(new CheckRequest("d", entries), "entries");
+        assertThatCode(() -> validator.validate(new CheckRequest("d", entries.subList(0, 64)))).doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "1.5", "1e-3", "2147483648"})
+    void refusesACostThatIsNotAPositiveInteger(String cost) {
+        assertProblem(new CheckRequest("d", List.of(new CheckEntry("r", "k", new BigDecimal(cost)))), "entries[0].cost");
+    }
+
+    @Test
+    void acceptsAnIntegralCostWrittenWithAFraction() {
+        CheckEntry entry = new CheckEntry("r", "k", new BigDecimal("2.0"));
+        assertThatCode(() -> validator.validate(new CheckRequest("d", List.of(entry)))).doesNotThrowAnyException();
+        assertThat(entry.costValue()).isEqualTo(2);
+    }
+
+    @Test
+    void refusesAnEmptyKey() {
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of("r", "", 1))), "entries[0].key");
+    }
+
+    @Test
+    void refusesAKeyOverTwoHundredFiftySixBytes() {
+        String fits = "a".repeat(256);
+        assertThatCode(() -> validator.validate(new CheckRequest("d", List.of(CheckEntry.of("r", fits, 1))))).doesNotThrowAnyException();
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of("r", fits + "a", 1))), "entries[0].key");
+        // 86 three-byte characters: 258 bytes in UTF-8, though only 86 chars
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of("r", "名".repeat(86), 1))), "entries[0].key");
+    }
+
+    @Test
+    void refusesControlCharactersInAKey() {
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of("r", "a\nb", 1))), "entries[0].key");
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of("r", "a\u0000b", 1))), "entries[0].key");
+    }
+
+    @Test
+    void refusesALoneSurrogate() {
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of("r", "a\uD800b", 1))), "entries[0].key");
+    }
+
+    @Test
+    void refusesAMissingRule() {
+        assertProblem(new CheckRequest("d", List.of(CheckEntry.of(null, "k", 1))), "entries[0].rule");
+    }
+
+    @Test
+    void namesEveryProblemAtOnce() {
+        CheckRequest request = new CheckRequest("", List.of(CheckEntry.of("", "", 0)));
+        assertThatThrownBy(() -> validator.validate(request))
+                .isInstanceOfSatisfying(InvalidCheckRequestException.class, e -> assertThat(e.problems())
+                        .extracting(InvalidCheckRequestException.Problem::field)
+                        .containsExactly("domain", "entries[0].rule", "entries[0].key", "entries[0].cost"));
+    }
+
+    private void assertProblem(CheckRequest request, String field) {
+        assertThatThrownBy(() -> validator.validate(request))
+                .isInstanceOfSatisfying(InvalidCheckRequestException.class, e -> assertThat(e.problems())
+                        .extracting(InvalidCheckRequestException.Problem::field)
+                        .contains(field));
+    }
+}

@@ -1,0 +1,100 @@
+package dev.tollgate.common.validation;
+
+import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Rule;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RuleValidatorTest {
+
+    private static final Match GROWTH = new Match("growth", null);
+
+    private final RuleValidator validator = new RuleValidator();
+
+    static Rule growth() {
+        return Rule.tokenBucket("growth-global", "public-api", 100, 200).withMatch(GROWTH);
+    }
+
+    @Test
+    void acceptsTheDesignsPlans() {
+        assertThat(validator.validate(Rule.tokenBucket("free-global", "public-api", 10, 20).withMatch(new Match("free", null)))).isEmpty();
+        assertThat(validator.validate(growth())).isEmpty();
+        assertThat(validator.validate(Rule.slidingLog("login-ip", "auth", 5, 60).withMatch(new Match(null, "/login")))).isEmpty();
+        assertThat(validator.validate(Rule.fixedWindow("free-daily", "public-api", 10_000, 86_400).withMatch(new Match("free", null)))).isEmpty();
+    }
+
+    static Stream<Arguments> badRules() {
+        Rule growth = growth();
+        return Stream.of(
+                Arguments.of("rate zero", growth.withRateAndBurst(0, 200), "rate_per_s"),
+                Arguments.of("rate negative", growth.withRateAndBurst(-5, 200), "rate_per_s"),
+                Arguments.of("burst below max cost", growth.withMaxCost(300), "burst"),
+                Arguments.of("match covers everything", growth.withMatch(new Match("*", null)), "match"),
+                Arguments.of("missing rate", new Rule("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, null, 1, 10, null, null, null, null, null, 1L), "rate_per_s"),
+                Arguments.of("missing burst", new Rule("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, 10, 1, null, null, null, null, null, null, 1L), "burst"),
+                Arguments.of("missing limit", new Rule("r", "d", GROWTH, null, Algorithm.SLIDING_LOG, null, null, null, null, 60, null, null, null, 1L), "limit"),
+                Arguments.of("missing window", new Rule("r", "d", GROWTH, null, Algorithm.FIXED_WINDOW, null, null, null, 100, null, null, null, null, 1L), "window_s"),
+                Arguments.of("limit below max cost", Rule.fixedWindow("q", "d", 5, 60).withMatch(GROWTH).withMaxCost(6), "limit"),
+                Arguments.of("missing algorithm", new Rule("r", "d", GROWTH, null, null, 10, 1, 20, null, null, null, null, null, 1L), "algorithm"),
+                Arguments.of("id with a brace", Rule.tokenBucket("a{b}", "d", 1, 1).withMatch(GROWTH), "id"),
+                Arguments.of("id with a colon", Rule.tokenBucket("a:b", "d", 1, 1).withMatch(GROWTH), "id"),
+                Arguments.of("missing domain", Rule.tokenBucket("r", null, 1, 1).withMatch(GROWTH), "domain"),
+                Arguments.of("period zero", growth().withPeriodS(0), "period_s"),
+                Arguments.of("burst × period too large for exact arithmetic", Rule.tokenBucket("r", "d", 1, 50_000).withMatch(GROWTH).withPeriodS(86_400), "burst"),
+                Arguments.of("max cost zero", growth.withMaxCost(0), "max_cost"),
+                // added with rules-service, whose 422 table runs the same rules over HTTP
+                Arguments.of("burst zero", growth.withRateAndBurst(100, 0), "burst"),
+                Arguments.of("rate above the bound", growth.withRateAndBurst(RuleValidator.MAX_RATE + 1, 200), "rate_per_s"),
+                Arguments.of("no match at all", growth.withMatch(null), "match"),
+                Arguments.of("match * and *", growth.withMatch(new Match("*", "*")), "match"),
+                Arguments.of("limit zero", Rule.fixedWindow("q", "d", 0, 60).withMatch(GROWTH), "limit"),
+                Arguments.of("window zero", Rule.slidingLog("q", "d", 5, 0).withMatch(GROWTH), "window_s"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badRules")
+    void refuses(String why, Rule rule, String field) {
+        assertThat(validator.validate(rule)).extracting(Violation::field).contains(field);
+    }
+
+    @Test
+    void refusesAnOverrideOfAnUnknownRule() {
+        AccountOverride override = new AccountOverride("acct_1", "nope", 100, 200, null, "launch");
+
+        assertThat(validator.validate(override, null)).extracting(Violation::field).containsExactly("rule_id");
+    }
+
+    @Test
+    void refusesAnOverrideWithAZeroRateOrABurstBelowTheLargestCost() {
+        Rule rule = growth().withMaxCost(10);
+
+        assertThat(validator.validate(new AccountOverride("acct_1", rule.id(), 0, 200, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("rate_per_s");
+        assertThat(validator.validate(new AccountOverride("acct_1", rule.id(), 100, 5, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("burst");
+        assertThat(validator.validate(new AccountOverride("acct_1", rule.id(), 25_000, 50_000, null, "launch week"), rule)).isEmpty();
+    }
+
+    @Test
+    void refusesAnOverrideOfACountingRule() {
+        Rule rule = Rule.fixedWindow("free-daily", "d", 10_000, 86_400).withMatch(GROWTH);
+
+        assertThat(validator.validate(new AccountOverride("acct_1", rule.id(), 10, 20, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("rule_id");
+    }
+
+    // added with rules-service
+    @Test
+    void refusesAnOverrideWithoutAnAccount() {
+        assertThat(validator.validate(new AccountOverride(" ", "growth-global", 10, 20, null, "x"), growth()))
+                .extracting(Violation::field).containsExactly("account_id");
+    }
+}

@@ -1,0 +1,80 @@
+package dev.tollgate.limiter;
+
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.algorithm.Spend;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The entries of one request that go to one script call: same key (so one hash tag, one slot), same
+ * algorithm (one script), and same mode. Shadow rules get groups of their own, or a shadow rule over
+ * its limit would block the spend of an enforced one in the all-or-nothing script.
+ *
+ * <p>Two entries naming the same rule and key are merged into one spend of their summed cost: the
+ * script reads each key once, so passing it twice would let the second write overwrite the first.
+ */
+final class KeyGroup {
+
+    record Id(String key, Algorithm algorithm, boolean shadow) {
+    }
+
+    private final Id id;
+    private final List<Rule> rules = new ArrayList<>();
+    private final List<Double> shares = new ArrayList<>();
+    private final List<Integer> costs = new ArrayList<>();
+    private final List<List<Integer>> entryIndexes = new ArrayList<>();
+
+    KeyGroup(Id id) {
+        this.id = id;
+    }
+
+    void add(Rule rule, double share, int cost, int entryIndex) {
+        for (int i = 0; i < rules.size(); i++) {
+            if (rules.get(i).id().equals(rule.id())) {
+                costs.set(i, Math.addExact(costs.get(i), cost));
+                entryIndexes.get(i).add(entryIndex);
+                return;
+            }
+        }
+        rules.add(rule);
+        shares.add(share);
+        costs.add(cost);
+        List<Integer> indexes = new ArrayList<>(1);
+        indexes.add(entryIndex);
+        entryIndexes.add(indexes);
+    }
+
+    Id id() {
+        return id;
+    }
+
+    String key() {
+        return id.key();
+    }
+
+    boolean shadow() {
+        return id.shadow();
+    }
+
+    int size() {
+        return rules.size();
+    }
+
+    Rule rule(int i) {
+        return rules.get(i);
+    }
+
+    List<Integer> entryIndexes(int i) {
+        return entryIndexes.get(i);
+    }
+
+    List<Spend> spends() {
+        List<Spend> spends = new ArrayList<>(rules.size());
+        for (int i = 0; i < rules.size(); i++) {
+            spends.add(new Spend(rules.get(i), shares.get(i), costs.get(i)));
+        }
+        return spends;
+    }
+}

@@ -1,0 +1,42 @@
+package dev.tollgate.limiter.algorithm;
+
+import dev.tollgate.common.rule.Rule;
+
+/**
+ * One rule's share of a script call: the rule as it applies to this key (override included), the
+ * region's share of its limit, and the cost this request spends on it.
+ */
+public record Spend(Rule rule, double share, int cost) {
+
+    public Spend {
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException("share must be in (0, 1], was " + share);
+        }
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+        }
+    }
+
+    /** Milli-tokens per period: the region's share of the rate, never rounded down to no refill at all. */
+    long refillMilli() {
+        return Math.max(1, Math.round(rule.ratePerS() * 1000.0 * share));
+    }
+
+    long periodMs() {
+        return rule.periodS() * 1000L;
+    }
+
+    /** Capacity in milli-tokens: the region's share of the burst, but always room for one request. */
+    long burstMilli() {
+        return Math.max(cost * 1000L, Math.round(rule.burst() * 1000.0 * share));
+    }
+
+    /** Count per window: the region's share of the limit, but always room for one request. */
+    long limit() {
+        return Math.max(cost, Math.round(rule.limit() * share));
+    }
+
+    long windowMs() {
+        return rule.windowS() * 1000L;
+    }
+}

@@ -1,0 +1,62 @@
+package dev.tollgate.limiter.key;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Names every Redis key Tollgate writes. A caller's key is user data (a login name may hold
+ * {@code {}, {@code :} or {@code _}), so it is percent-encoded before it goes between the braces of the
+ * hash tag: the encoding never produces {@code {}, {@code }} or {@code :}, so the tag is exactly the
+ * encoded key (it alone picks the slot, and all of an account's limits share it), and because
+ * percent-encoding is reversible two distinct keys never share a name. Plain account ids such as
+ * {@code acct_7Q2} encode to themselves, so keys stay readable for support.
+ */
+public final class RedisKeys {
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private RedisKeys() {
+    }
+
+    /** {@code rl:{<key>}:<rule>}: a token bucket or a sliding log. */
+    public static String limit(String key, String ruleId) {
+        return "rl:{" + encode(key) + "}:" + ruleId;
+    }
+
+    /** {@code q:{<key>}:<rule>:<window>}: one fixed window's counter, e.g. {@code q:{acct_7Q2}:free-daily:2026-09-30}. */
+    public static String window(String key, String ruleId, String windowName) {
+        return "q:{" + encode(key) + "}:" + ruleId + ":" + windowName;
+    }
+
+    /** The hash tag of a key: what Redis Cluster hashes to choose its slot. */
+    public static String hashTag(String key) {
+        return encode(key);
+    }
+
+    static String encode(String key) {
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = null;
+        for (int i = 0; i < bytes.length; i++) {
+            int b = bytes[i] & 0xFF;
+            if (isKept(b)) {
+                if (out != null) {
+                    out.append((char) b);
+                }
+            } else {
+                if (out == null) {
+                    out = new StringBuilder(bytes.length + 16);
+                    for (int j = 0; j < i; j++) {
+                        out.append((char) bytes[j]);
+                    }
+                }
+                out.append('%').append(HEX[b >> 4]).append(HEX[b & 0xF]);
+            }
+        }
+        return out == null ? key : out.toString();
+    }
+
+    /** RFC 3986 unreserved characters and '@': readable, and none of them is special to Redis Cluster. */
+    private static boolean isKept(int b) {
+        return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
+                || b == '-' || b == '.' || b == '_' || b == '~' || b == '@';
+    }
+}

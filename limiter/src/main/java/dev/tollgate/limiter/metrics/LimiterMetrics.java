@@ -1,0 +1,102 @@
+package dev.tollgate.limiter.metrics;
+
+import dev.tollgate.common.check.Verdict;
+import dev.tollgate.limiter.store.StoreException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The engine's meters. Tags are bounded: rule ids come from the rule book, never from a request (an
+ * unknown rule id is counted without its name, or a caller could grow the registry without bound).
+ * Meters are cached, so the hot path does one map lookup per meter, not a registry lookup.
+ */
+public final class LimiterMetrics {
+
+    public static final String CHECKS = "tollgate.checks";
+    public static final String DECISIONS = "tollgate.decisions";
+    public static final String SHADOW_DENIES = "tollgate.shadow.denies";
+    public static final String UNKNOWN_RULES = "tollgate.unknown.rules";
+    public static final String STORE_CALLS = "tollgate.store.calls";
+    public static final String FAIL_OPEN = "tollgate.fail.open";
+    public static final String FAIL_CLOSED = "tollgate.fail.closed";
+
+    private final MeterRegistry registry;
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Counter unknownRules;
+
+    public LimiterMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.unknownRules = Counter.builder(UNKNOWN_RULES)
+                .description("Entries naming a rule the pod does not know; allowed, as Envoy's service does")
+                .register(registry);
+    }
+
+    public static LimiterMetrics noop() {
+        return new LimiterMetrics(new SimpleMeterRegistry());
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public Timer.Sample startCheck() {
+        return Timer.start(registry);
+    }
+
+    public void checked(Timer.Sample sample, Verdict verdict) {
+        sample.stop(timers.computeIfAbsent(CHECKS + verdict, k -> Timer.builder(CHECKS)
+                .description("Limiter checks, from request to verdict")
+                .tag("verdict", tag(verdict))
+                .publishPercentileHistogram()
+                .register(registry)));
+    }
+
+    public void decided(String ruleId, Verdict verdict) {
+        counter(DECISIONS, ruleId, tag(verdict), "verdict", "Entries decided, by rule and verdict").increment();
+    }
+
+    public void shadowDenied(String ruleId) {
+        counter(SHADOW_DENIES, ruleId, null, null, "Shadow rules that would have denied (shadow_deny)").increment();
+    }
+
+    public void unknownRule() {
+        unknownRules.increment();
+    }
+
+    public void failedOpen(String ruleId) {
+        counter(FAIL_OPEN, ruleId, null, null, "Entries allowed because their counter shard could not be reached (fail_open)").increment();
+    }
+
+    public void failedClosed(String ruleId, StoreException.Kind kind) {
+        counter(FAIL_CLOSED, ruleId, kind.name().toLowerCase(), "kind", "Entries denied because their counter shard could not be reached").increment();
+    }
+
+    public Timer storeCall(String script, String outcome) {
+        return timers.computeIfAbsent(STORE_CALLS + script + outcome, k -> Timer.builder(STORE_CALLS)
+                .description("Script calls to the counter store")
+                .tag("script", script)
+                .tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .register(registry));
+    }
+
+    private Counter counter(String name, String ruleId, String extra, String extraTag, String description) {
+        return counters.computeIfAbsent(name + '\u0000' + ruleId + '\u0000' + extra, k -> {
+            Counter.Builder builder = Counter.builder(name).description(description).tag("rule", ruleId);
+            if (extraTag != null) {
+                builder.tag(extraTag, extra);
+            }
+            return builder.register(registry);
+        });
+    }
+
+    private static String tag(Verdict verdict) {
+        return verdict == Verdict.ALLOW ? "allow" : "deny";
+    }
+}

@@ -1,0 +1,44 @@
+package dev.tollgate.limiter.rules;
+
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.validation.RuleValidator;
+import dev.tollgate.common.validation.Violation;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A fixed set of rules, such as a pod's static rules file. Refuses to start with a rule that fails validation. */
+public final class StaticRuleBook implements RuleBook {
+
+    private final Map<String, Rule> rules;
+
+    public StaticRuleBook(Collection<Rule> rules) {
+        RuleValidator validator = new RuleValidator();
+        Map<String, Rule> byId = new HashMap<>();
+        for (Rule rule : rules) {
+            List<Violation> violations = validator.validate(rule);
+            if (!violations.isEmpty()) {
+                throw new IllegalArgumentException("rule " + rule.id() + " is invalid: " + violations);
+            }
+            if (byId.put(id(rule.domain(), rule.id()), rule) != null) {
+                throw new IllegalArgumentException("rule " + rule.id() + " is defined twice in domain " + rule.domain());
+            }
+        }
+        this.rules = Map.copyOf(byId);
+    }
+
+    @Override
+    public Rule find(String domain, String ruleId, String key) {
+        return rules.get(id(domain, ruleId));
+    }
+
+    public Collection<Rule> rules() {
+        return rules.values();
+    }
+
+    private static String id(String domain, String ruleId) {
+        return domain + '\u0000' + ruleId;
+    }
+}

@@ -1,0 +1,18 @@
+package dev.tollgate.limiter.store;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The one thing the engine needs from the counter store: run a script atomically over keys that
+ * share one slot, and answer its integer reply. Failures complete the future with a
+ * {@link StoreException}; the engine never retries a spend on its own.
+ */
+public interface CounterStore extends AutoCloseable {
+
+    CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args);
+
+    @Override
+    default void close() {
+    }
+}

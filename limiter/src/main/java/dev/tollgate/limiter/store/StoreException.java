@@ -1,0 +1,26 @@
+package dev.tollgate.limiter.store;
+
+/**
+ * The counter store did not answer a script: it timed out, or it is unreachable or refused us. Cheap
+ * to create (no stack trace), since under an outage every check on the shard raises one.
+ */
+public final class StoreException extends RuntimeException {
+
+    public enum Kind {
+        /** No reply within the store timeout: the spend may or may not have been applied. */
+        TIMEOUT,
+        /** Not sent or refused (connection down, breaker open, auth or ACL denied): nothing was spent. */
+        UNAVAILABLE
+    }
+
+    private final Kind kind;
+
+    public StoreException(Kind kind, String message, Throwable cause) {
+        super(message, cause, false, false);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.tollgate.limiter;
+
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.rules.StaticRuleBook;
+import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.limiter.store.RedisStoreSettings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.tollgate.limiter.LimiterFixture.check;
+import static dev.tollgate.limiter.LimiterFixture.uniqueKey;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Requirement #3: pods racing on one key never both spend the same last token. */
+class ConcurrencyIT {
+
+    private static LimiterFixture fixture;
+
+    @BeforeAll
+    static void start() {
+        fixture = new LimiterFixture();
+    }
+
+    @AfterAll
+    static void stop() {
+        fixture.close();
+    }
+
+    @Test
+    void fiftyClientsOnFivePodsNeverAdmitMoreThanBurstPlusRateTimesTime() throws Exception {
+        int burst = 100;
+        int rate = 50;
+        Rule rule = Rule.tokenBucket("hot", "api", rate, burst).withMatch(new Match("enterprise", null));
+        String key = uniqueKey("acct");
+
+        // five pods: five engines, each with its own connection to the cluster
+        List<RedisCounterStore> stores = new ArrayList<>();
+        List<Limiter> pods = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            RedisCounterStore store = RedisCounterStore.connect(
+                    RedisStoreSettings.of(fixture.cluster.seedUris()).withCommandTimeout(LimiterFixture.TEST_TIMEOUT));
+            stores.add(store);
+            pods.add(new Limiter(new StaticRuleBook(List.of(rule)), store, LimiterSettings.DEFAULTS, LimiterMetrics.noop(), System::currentTimeMillis));
+        }
+        ExecutorService clients = Executors.newFixedThreadPool(50);
+        AtomicLong admitted = new AtomicLong();
+        AtomicLong checks = new AtomicLong();
+        CountDownLatch go = new CountDownLatch(1);
+        long durationMs = 3_000;
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int c = 0; c < 50; c++) {
+                Limiter pod = pods.get(c % pods.size());
+                running.add(clients.submit(() -> {
+                    go.await();
+                    long until = System.currentTimeMillis() + durationMs;
+                    while (System.currentTimeMillis() < until) {
+                        checks.incrementAndGet();
+                        if (check(pod, "api", CheckEntry.of("hot", key, 1)).allowed()) {
+                            admitted.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            long started = System.nanoTime();
+            go.countDown();
+            for (Future<?> f : running) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            double elapsedS = (System.nanoTime() - started) / 1e9;
+
+            long bound = burst + (long) Math.floor(rate * elapsedS);
+            System.out.printf("lost-update test: %d checks, %d admitted, bound %d over %.2f s%n",
+                    checks.get(), admitted.get(), bound, elapsedS);
+            assertThat(checks.get()).as("the test must actually contend").isGreaterThan(5L * bound);
+            assertThat(admitted.get()).isLessThanOrEqualTo(bound);
+            assertThat(admitted.get()).isGreaterThanOrEqualTo((long) Math.ceil(0.95 * (burst + rate * (durationMs / 1000.0))));
+        } finally {
+            clients.shutdownNow();
+            stores.forEach(RedisCounterStore::close);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.tollgate.limiter;
+
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.rules.StaticRuleBook;
+import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/** A limiter on the shared real Redis Cluster, for integration tests. Every test uses keys of its own. */
+final class LimiterFixture implements AutoCloseable {
+
+    /** Generous: these tests are about arithmetic and atomicity on a busy 2-core machine, not about timeouts. */
+    static final Duration TEST_TIMEOUT = Duration.ofSeconds(2);
+
+    final RedisCluster cluster = RedisCluster.shared();
+    final RedisCounterStore store;
+    final LimiterMetrics metrics = LimiterMetrics.noop();
+
+    LimiterFixture() {
+        store = RedisCounterStore.connect(RedisStoreSettings.of(cluster.seedUris()).withCommandTimeout(TEST_TIMEOUT));
+    }
+
+    Limiter limiter(Rule... rules) {
+        return limiter(System::currentTimeMillis, rules);
+    }
+
+    Limiter limiter(LongSupplier clock, Rule... rules) {
+        return new Limiter(new StaticRuleBook(Arrays.asList(rules)), store, LimiterSettings.DEFAULTS, metrics, clock);
+    }
+
+    RedisAdvancedClusterCommands<String, String> redis() {
+        return store.connection().sync();
+    }
+
+    static String uniqueKey(String prefix) {
+        return prefix + "_" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    static CheckResponse check(Limiter limiter, String domain, CheckEntry... entries) {
+        return limiter.check(new CheckRequest(domain, List.of(entries))).join();
+    }
+
+    /** The store's clock, as the scripts see it. */
+    long redisTimeMs(String anyKeyOnTheNode) {
+        List<String> time = redis().getConnection(cluster.primaryForKey(anyKeyOnTheNode).nodeId()).time();
+        return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

@@ -1,0 +1,106 @@
+package dev.tollgate.testsupport.postgres;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+
+/**
+ * PostgreSQL from zonky's embedded binaries, run by zonky itself. As root, zonky wraps initdb, pg_ctl and
+ * postgres in {@code unshare -U} (a user namespace in which root is unmapped), which is what lets it run
+ * here at all; where user namespaces are blocked, {@link UnprivilegedServer} takes over.
+ */
+final class ZonkyServer implements PostgresServer {
+
+    private final Path directory;
+    private final int port;
+    private EmbeddedPostgres postgres;
+
+    ZonkyServer(Path directory, int port) {
+        this.directory = directory;
+        this.port = port;
+        start();
+    }
+
+    @Override
+    public String host() {
+        return EmbeddedSettings.HOST;
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public String username() {
+        return EmbeddedSettings.SUPERUSER;
+    }
+
+    @Override
+    public String password() {
+        return "";
+    }
+
+    @Override
+    public String adminDatabase() {
+        return "postgres";
+    }
+
+    @Override
+    public boolean restartable() {
+        return true;
+    }
+
+    /** The first start runs initdb; later ones reuse the data directory, and so keep the data and port. */
+    @Override
+    public synchronized void start() {
+        if (postgres != null) {
+            return;
+        }
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setPort(port)
+                .setDataDirectory(directory.resolve("data"))
+                .setCleanDataDirectory(false)
+                // Postgres owns the lifecycle (and removes the directory); a hook per start would pile up.
+                .setRegisterShutdownHook(false)
+                .setPGStartupWait(EmbeddedSettings.STARTUP_WAIT)
+                .setLocaleConfig("locale", "C")
+                .setOutputRedirector(ProcessBuilder.Redirect.appendTo(directory.resolve("postgres.log").toFile()))
+                .setErrorRedirector(ProcessBuilder.Redirect.appendTo(directory.resolve("postgres.log").toFile()));
+        EmbeddedSettings.serverConfig(directory).forEach(builder::setServerConfig);
+        try {
+            postgres = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("embedded PostgreSQL did not start; see " + directory.resolve("postgres.log"), e);
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (postgres == null) {
+            return;
+        }
+        try {
+            postgres.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("embedded PostgreSQL did not stop", e);
+        } finally {
+            postgres = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            stop();
+        } finally {
+            EmbeddedSettings.deleteRecursively(directory);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "embedded PostgreSQL (zonky) on " + host() + ":" + port + " in " + directory;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.tollgate.testsupport.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Talks to one node at a time with Lettuce's plain (non-cluster) client, to build the cluster and to ask
+ * each node for its own opinion. A fresh connection per call, because nodes get killed and frozen under
+ * our feet and a cached connection would then hang or auto-reconnect at the wrong moment.
+ */
+final class AdminClient implements AutoCloseable {
+
+    static final String HOST = "127.0.0.1";
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    private final RedisClient client;
+    private final String password;
+
+    AdminClient(String password) {
+        this.password = password;
+        this.client = RedisClient.create();
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(false)
+                .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofMillis(500)).build())
+                .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
+                .build());
+    }
+
+    <T> T call(int port, Function<RedisCommands<String, String>, T> command) {
+        RedisURI.Builder uri = RedisURI.builder().withHost(HOST).withPort(port).withTimeout(TIMEOUT);
+        if (password != null) {
+            uri.withPassword(password.toCharArray());
+        }
+        try (StatefulRedisConnection<String, String> connection = client.connect(uri.build())) {
+            return command.apply(connection.sync());
+        }
+    }
+
+    ClusterView view(int port) {
+        return ClusterView.parse(call(port, RedisCommands::clusterNodes));
+    }
+
+    /** The value of one {@code field:value} line of an INFO-style reply, or null. */
+    static String field(String info, String name) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1).trim();
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}
