@@ -14,11 +14,17 @@ import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.ScriptCall;
 import dev.tollgate.limiter.algorithm.SlidingLogs;
 import dev.tollgate.limiter.algorithm.TokenBuckets;
+import dev.tollgate.limiter.breaker.FallbackBuckets;
+import dev.tollgate.limiter.breaker.ShardBreakers;
+import dev.tollgate.limiter.key.RedisKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.store.CounterStore;
 import dev.tollgate.limiter.store.StoreException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Timer;
+
+import java.time.Clock;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +32,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,20 +46,35 @@ import java.util.function.LongSupplier;
  */
 public final class Limiter {
 
+    private static final StoreException BREAKER_OPEN =
+            new StoreException(StoreException.Kind.UNAVAILABLE, "breaker_open", "the shard's breaker is open", null);
+
     private final RuleBook rules;
     private final CounterStore store;
     private final LimiterMetrics metrics;
     private final CheckRequestValidator validator;
+    private final ShardBreakers breakers;
     private final FailModes failModes;
-    private final LongSupplier clockMs;
+    private final Clock clock;
 
-    public Limiter(RuleBook rules, CounterStore store, LimiterSettings settings, LimiterMetrics metrics, LongSupplier clockMs) {
-        this.rules = rules;
-        this.store = store;
-        this.metrics = metrics;
-        this.validator = new CheckRequestValidator(settings.maxEntries());
-        this.failModes = new FailModes(metrics);
-        this.clockMs = clockMs;
+    private Limiter(Builder builder) {
+        this.rules = builder.rules;
+        this.store = builder.store;
+        this.metrics = builder.metrics;
+        this.clock = builder.clock;
+        this.validator = new CheckRequestValidator(builder.settings.maxEntries());
+        FallbackBuckets fallback = new FallbackBuckets(builder.nanoTime);
+        this.breakers = new ShardBreakers(builder.settings.breaker(), builder.clock, builder.metrics.registry(), fallback::drop);
+        this.failModes = new FailModes(fallback, builder.livePods, builder.metrics);
+    }
+
+    public static Builder builder(RuleBook rules, CounterStore store) {
+        return new Builder(rules, store);
+    }
+
+    /** The breakers of the shards this engine has talked to, for health reporting. */
+    public ShardBreakers breakers() {
+        return breakers;
     }
 
     /**
@@ -105,11 +128,23 @@ public final class Limiter {
     }
 
     private CompletableFuture<Void> run(KeyGroup group, EntryResult[] results) {
-        return call(group, callFor(group, clockMs.getAsLong()), true)
+        String shard = store.shardOf(RedisKeys.hashTag(group.key()));
+        CircuitBreaker breaker = breakers.forShard(shard);
+        if (!breaker.tryAcquirePermission()) {
+            // the shard is clearly gone: answer from fallback at once instead of paying its timeout
+            failModes.answer(group, shard, BREAKER_OPEN, results);
+            return CompletableFuture.completedFuture(null);
+        }
+        long started = breaker.getCurrentTimestamp();
+        return call(group, callFor(group, clock.millis()), true)
                 .handle((reply, error) -> {
+                    long elapsed = breaker.getCurrentTimestamp() - started;
                     if (error != null) {
-                        failModes.answer(group, asStoreException(error), results);
+                        StoreException failure = asStoreException(error);
+                        breaker.onError(elapsed, breaker.getTimestampUnit(), failure);
+                        failModes.answer(group, shard, failure, results);
                     } else {
+                        breaker.onSuccess(elapsed, breaker.getTimestampUnit());
                         record(group, reply, results);
                     }
                     return null;
@@ -119,8 +154,8 @@ public final class Limiter {
     private CompletableFuture<GroupReply> call(KeyGroup group, ScriptCall call, boolean mayRename) {
         long started = System.nanoTime();
         return store.run(call.script(), call.keys(), call.args()).handle((reply, error) -> {
-            String outcome = error == null ? "ok" : asStoreException(error).kind().name().toLowerCase();
-            metrics.storeCall(call.script().name(), outcome).record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+            String outcome = error == null ? "ok" : asStoreException(error).reason();
+            metrics.storeCall(call.script().name(), outcome).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
             if (error != null) {
                 throw asStoreException(error);
             }
@@ -174,5 +209,54 @@ public final class Limiter {
             return store;
         }
         return new StoreException(StoreException.Kind.UNAVAILABLE, "store call failed: " + cause.getClass().getSimpleName(), null);
+    }
+
+    /** Assembles a limiter; only the rules and the store are required. */
+    public static final class Builder {
+
+        private final RuleBook rules;
+        private final CounterStore store;
+        private LimiterSettings settings = LimiterSettings.DEFAULTS;
+        private LimiterMetrics metrics = LimiterMetrics.noop();
+        private Clock clock = Clock.systemUTC();
+        private LongSupplier nanoTime = System::nanoTime;
+        private IntSupplier livePods = () -> 1;
+
+        private Builder(RuleBook rules, CounterStore store) {
+            this.rules = rules;
+            this.store = store;
+        }
+
+        public Builder settings(LimiterSettings value) {
+            this.settings = value;
+            return this;
+        }
+
+        public Builder metrics(LimiterMetrics value) {
+            this.metrics = value;
+            return this;
+        }
+
+        /** Wall time: names fixed windows (checked against the store's TIME) and times the breakers. */
+        public Builder clock(Clock value) {
+            this.clock = value;
+            return this;
+        }
+
+        /** Monotonic time for the pod's own buckets. */
+        public Builder nanoTime(LongSupplier value) {
+            this.nanoTime = value;
+            return this;
+        }
+
+        /** The live pods of the region, which size fallback buckets and leases. */
+        public Builder livePods(IntSupplier value) {
+            this.livePods = value;
+            return this;
+        }
+
+        public Limiter build() {
+            return new Limiter(this);
+        }
     }
 }

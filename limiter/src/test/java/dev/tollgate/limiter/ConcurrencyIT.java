@@ -3,7 +3,6 @@ package dev.tollgate.limiter;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
@@ -53,7 +52,7 @@ class ConcurrencyIT {
             RedisCounterStore store = RedisCounterStore.connect(
                     RedisStoreSettings.of(fixture.cluster.seedUris()).withCommandTimeout(LimiterFixture.TEST_TIMEOUT));
             stores.add(store);
-            pods.add(new Limiter(new StaticRuleBook(List.of(rule)), store, LimiterSettings.DEFAULTS, LimiterMetrics.noop(), System::currentTimeMillis));
+            pods.add(Limiter.builder(new StaticRuleBook(List.of(rule)), store).build());
         }
         ExecutorService clients = Executors.newFixedThreadPool(50);
         AtomicLong admitted = new AtomicLong();

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -98,7 +100,7 @@ class CountingIT {
     void theStoresClockPicksTheWindowWhenThePodsClockIsOff() {
         Rule daily = Rule.fixedWindow("free-daily", "api", 10, 86_400).withMatch(FREE);
         // a pod whose clock is a day behind names yesterday's window; the script corrects it
-        Limiter skewed = fixture.limiter(() -> System.currentTimeMillis() - 86_400_000L, daily);
+        Limiter skewed = fixture.limiter(Clock.offset(Clock.systemUTC(), Duration.ofDays(-1)), daily);
         String key = uniqueKey("acct");
         assertThat(check(skewed, "api", CheckEntry.of("free-daily", key, 1)).allowed()).isTrue();
 

@@ -11,11 +11,12 @@ import dev.tollgate.limiter.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.LongSupplier;
+
 
 /** A limiter on the shared real Redis Cluster, for integration tests. Every test uses keys of its own. */
 final class LimiterFixture implements AutoCloseable {
@@ -32,11 +33,11 @@ final class LimiterFixture implements AutoCloseable {
     }
 
     Limiter limiter(Rule... rules) {
-        return limiter(System::currentTimeMillis, rules);
+        return limiter(Clock.systemUTC(), rules);
     }
 
-    Limiter limiter(LongSupplier clock, Rule... rules) {
-        return new Limiter(new StaticRuleBook(Arrays.asList(rules)), store, LimiterSettings.DEFAULTS, metrics, clock);
+    Limiter limiter(Clock clock, Rule... rules) {
+        return Limiter.builder(new StaticRuleBook(Arrays.asList(rules)), store).metrics(metrics).clock(clock).build();
     }
 
     RedisAdvancedClusterCommands<String, String> redis() {

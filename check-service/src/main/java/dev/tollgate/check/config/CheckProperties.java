@@ -1,5 +1,6 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.limiter.breaker.BreakerSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -10,9 +11,10 @@ import java.util.List;
  * pod at start-up with a message naming the property.
  */
 @ConfigurationProperties("tollgate")
-public record CheckProperties(Redis redis, Check check, Rules rules) {
+public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker) {
 
     public CheckProperties {
+        breaker = breaker == null ? new Breaker(0, null) : breaker;
         redis = redis == null ? new Redis(null, null, null, null, null) : redis;
         check = check == null ? new Check(64) : check;
         rules = rules == null ? new Rules(null) : rules;
@@ -27,6 +29,18 @@ public record CheckProperties(Redis redis, Check check, Rules rules) {
 
     /** @param maxEntries entries one check may carry */
     public record Check(int maxEntries) {
+    }
+
+    /**
+     * @param failuresToOpen timeouts in a row that send a shard's checks to fallback (design: 3)
+     * @param openFor        how long before one probe goes to the shard again (design: 1 s)
+     */
+    public record Breaker(int failuresToOpen, Duration openFor) {
+
+        public BreakerSettings settings() {
+            return new BreakerSettings(failuresToOpen == 0 ? BreakerSettings.DEFAULTS.failuresToOpen() : failuresToOpen,
+                    openFor == null ? BreakerSettings.DEFAULTS.openFor() : openFor);
+        }
     }
 
     /** @param file a static rules file (YAML): how a pod runs without rules-service, like Envoy's ratelimit */

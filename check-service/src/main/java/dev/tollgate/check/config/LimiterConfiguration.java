@@ -6,7 +6,6 @@ import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.CounterStore;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,7 +20,7 @@ import java.util.List;
 class LimiterConfiguration {
 
     @Bean(destroyMethod = "close")
-    CounterStore counterStore(CheckProperties properties) {
+    RedisCounterStore counterStore(CheckProperties properties) {
         CheckProperties.Redis redis = properties.redis();
         return RedisCounterStore.connect(new RedisStoreSettings(
                 redis.seeds(), redis.username(), redis.password(), redis.commandTimeout(), redis.topologyRefresh()));
@@ -39,7 +38,10 @@ class LimiterConfiguration {
     }
 
     @Bean
-    Limiter limiter(RuleBook ruleBook, CounterStore store, CheckProperties properties, LimiterMetrics metrics) {
-        return new Limiter(ruleBook, store, new LimiterSettings(properties.check().maxEntries()), metrics, System::currentTimeMillis);
+    Limiter limiter(RuleBook ruleBook, RedisCounterStore store, CheckProperties properties, LimiterMetrics metrics) {
+        return Limiter.builder(ruleBook, store)
+                .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings()))
+                .metrics(metrics)
+                .build();
     }
 }

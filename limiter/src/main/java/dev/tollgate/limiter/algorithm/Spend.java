@@ -17,6 +17,22 @@ public record Spend(Rule rule, double share, int cost) {
         }
     }
 
+    /** The region's share of this rule's steady rate, in requests per second, whatever the algorithm. */
+    public double tokensPerSecond() {
+        return switch (rule.algorithm()) {
+            case TOKEN_BUCKET -> rule.ratePerS() * share / rule.periodS();
+            case SLIDING_LOG, FIXED_WINDOW -> rule.limit() * share / rule.windowS();
+        };
+    }
+
+    /** The region's share of what this rule admits at once: the burst, or the count per window. */
+    public double capacity() {
+        return switch (rule.algorithm()) {
+            case TOKEN_BUCKET -> rule.burst() * share;
+            case SLIDING_LOG, FIXED_WINDOW -> rule.limit() * share;
+        };
+    }
+
     /** Milli-tokens per period: the region's share of the rate, never rounded down to no refill at all. */
     long refillMilli() {
         return Math.max(1, Math.round(rule.ratePerS() * 1000.0 * share));

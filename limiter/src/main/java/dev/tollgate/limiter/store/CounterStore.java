@@ -12,6 +12,14 @@ public interface CounterStore extends AutoCloseable {
 
     CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args);
 
+    /**
+     * The failure domain a Redis key lives in: the id of the primary that owns its slot now. A pod keeps
+     * one breaker per shard, so a slow shard never slows checks on the others.
+     */
+    default String shardOf(String redisKey) {
+        return "store";
+    }
+
     @Override
     default void close() {
     }

@@ -11,10 +11,15 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +27,9 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
@@ -37,32 +44,65 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisCounterStore implements CounterStore {
 
+    private static final Logger log = LoggerFactory.getLogger(RedisCounterStore.class);
+    private static final long REFRESH_INTERVAL_NANOS = 250_000_000L;
+    private static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
+
     private final RedisClusterClient client;
     private final ClientResources resources;
-    private final StatefulRedisClusterConnection<String, String> connection;
-    private final RedisAdvancedClusterAsyncCommands<String, String> commands;
+    private final List<String> seeds;
+    private volatile StatefulRedisClusterConnection<String, String> connection;
+    private volatile RedisAdvancedClusterAsyncCommands<String, String> commands;
+    private volatile boolean closed;
+    private int connectFailures;
+    /** When the slot map was last re-read because a node failed us: at most one refresh per interval. */
+    private final AtomicLong lastRefreshNanos = new AtomicLong(System.nanoTime());
 
-    private RedisCounterStore(RedisClusterClient client, ClientResources resources,
-                              StatefulRedisClusterConnection<String, String> connection) {
+    private RedisCounterStore(RedisClusterClient client, ClientResources resources, List<String> seeds) {
         this.client = client;
         this.resources = resources;
-        this.connection = connection;
-        this.commands = connection.async();
+        this.seeds = seeds;
     }
 
+    /**
+     * Connects to the cluster. A pod must serve even when its store is down at start-up (requirement
+     * #4), so a failed first attempt is logged and retried every second in the background; until a
+     * connection is up every script call fails as unavailable and the rules' fail modes answer.
+     */
     public static RedisCounterStore connect(RedisStoreSettings settings) {
         ClientResources resources = DefaultClientResources.create();
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
-        try {
-            StatefulRedisClusterConnection<String, String> connection = client.connect();
-            return new RedisCounterStore(client, resources, connection);
-        } catch (RuntimeException e) {
-            client.shutdown();
-            resources.shutdown();
-            throw new StoreException(StoreException.Kind.UNAVAILABLE,
-                    "cannot connect to the Redis Cluster at " + settings.seeds() + ": " + safeMessage(e), null);
+        RedisCounterStore store = new RedisCounterStore(client, resources, redacted(settings.seeds()));
+        store.tryConnect();
+        return store;
+    }
+
+    private void tryConnect() {
+        if (closed) {
+            return;
         }
+        try {
+            StatefulRedisClusterConnection<String, String> opened = client.connect();
+            this.commands = opened.async();
+            this.connection = opened;
+            log.info("connected to the Redis Cluster at {}", seeds);
+        } catch (RuntimeException e) {
+            // once at WARN, then quietly: the pod keeps serving, and tollgate.store.calls{outcome=not_connected} alerts
+            boolean first = connectFailures++ == 0;
+            String reason = isAccessDenial(e) ? "the cluster refused our credentials" : safeMessage(e);
+            if (first) {
+                log.warn("cannot connect to the Redis Cluster at {}: {}; retrying every {} s, fail modes apply meanwhile",
+                        seeds, reason, RECONNECT_INTERVAL.toSeconds());
+            } else {
+                log.debug("still cannot connect to the Redis Cluster at {}: {}", seeds, reason);
+            }
+            resources.eventExecutorGroup().schedule(this::tryConnect, RECONNECT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    public boolean isConnected() {
+        return connection != null;
     }
 
     static ClusterClientOptions clientOptions(RedisStoreSettings settings) {
@@ -91,6 +131,9 @@ public final class RedisCounterStore implements CounterStore {
                 .build();
     }
 
+    private static final StoreException NOT_CONNECTED =
+            new StoreException(StoreException.Kind.UNAVAILABLE, "not_connected", "not connected to the Redis Cluster", null);
+
     private static List<RedisURI> uris(RedisStoreSettings settings) {
         List<RedisURI> uris = new ArrayList<>();
         for (String seed : settings.seeds()) {
@@ -107,6 +150,10 @@ public final class RedisCounterStore implements CounterStore {
 
     @Override
     public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+        RedisAdvancedClusterAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(NOT_CONNECTED);
+        }
         String[] keyArray = keys.toArray(String[]::new);
         String[] argArray = args.toArray(String[]::new);
         CompletableFuture<List<Object>> first = commands.<List<Object>>evalsha(
@@ -118,10 +165,35 @@ public final class RedisCounterStore implements CounterStore {
             return CompletableFuture.failedFuture(error);
         }).handle((reply, error) -> {
             if (error != null) {
-                throw translate(script, error);
+                StoreException failure = translate(script, error);
+                refreshTopologySoon();
+                throw failure;
             }
             return longs(reply);
         });
+    }
+
+    @Override
+    public String shardOf(String redisKey) {
+        StatefulRedisClusterConnection<String, String> connection = this.connection;
+        if (connection == null) {
+            return "unconnected";
+        }
+        RedisClusterNode owner = connection.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey));
+        return owner == null ? "unassigned" : owner.getUri().getHost() + ":" + owner.getUri().getPort();
+    }
+
+    /**
+     * A node that times out or refuses may have failed over: re-read the slot map now rather than at the
+     * next periodic refresh, so checks reach the promoted replica within about a second of its promotion.
+     * Rate-limited, and off the calling thread.
+     */
+    private void refreshTopologySoon() {
+        long last = lastRefreshNanos.get();
+        long now = System.nanoTime();
+        if (now - last >= REFRESH_INTERVAL_NANOS && lastRefreshNanos.compareAndSet(last, now)) {
+            client.refreshPartitionsAsync();
+        }
     }
 
     private static List<Long> longs(List<Object> reply) {
@@ -140,22 +212,38 @@ public final class RedisCounterStore implements CounterStore {
         if (cause instanceof RedisCommandTimeoutException || cause instanceof TimeoutException) {
             return new StoreException(StoreException.Kind.TIMEOUT, script + " timed out", null);
         }
-        if (cause instanceof RedisCommandExecutionException && !isAccessDenial(cause)) {
+        if (isAccessDenial(cause)) {
+            return new StoreException(StoreException.Kind.UNAVAILABLE, "access_denied", script + ": the store refused our credentials: " + safeMessage(cause), null);
+        }
+        if (cause instanceof RedisCommandExecutionException) {
             // an error raised by the script itself is a bug, not an outage: keep its text for the log
-            return new StoreException(StoreException.Kind.UNAVAILABLE, script + " failed: " + safeMessage(cause), null);
+            return new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", script + " failed: " + safeMessage(cause), null);
         }
         return new StoreException(StoreException.Kind.UNAVAILABLE, script + ": store unavailable: " + safeMessage(cause), null);
     }
 
     private static boolean isAccessDenial(Throwable cause) {
-        String message = String.valueOf(cause.getMessage());
-        return message.startsWith("NOAUTH") || message.startsWith("WRONGPASS") || message.startsWith("NOPERM");
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (message.contains("NOAUTH") || message.contains("WRONGPASS") || message.contains("NOPERM")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Redis error texts never carry the password, but a URI might: strip anything that looks like one. */
     static String safeMessage(Throwable cause) {
         String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-        return message.replaceAll("(rediss?://)[^@/\\s]*@", "$1****@");
+        return redact(message);
+    }
+
+    static String redact(String text) {
+        return text.replaceAll("(rediss?://)[^@/\\s]*@", "$1****@");
+    }
+
+    private static List<String> redacted(List<String> seeds) {
+        return seeds.stream().map(RedisCounterStore::redact).toList();
     }
 
     private static Throwable unwrap(Throwable error) {
@@ -168,13 +256,20 @@ public final class RedisCounterStore implements CounterStore {
 
     /** The live Lettuce connection, for the few callers (pod registry, usage reads) that need plain commands. */
     public StatefulRedisClusterConnection<String, String> connection() {
+        StatefulRedisClusterConnection<String, String> connection = this.connection;
+        if (connection == null) {
+            throw NOT_CONNECTED;
+        }
         return connection;
     }
 
     @Override
     public void close() {
-        connection.close();
+        closed = true;
+        if (connection != null) {
+            connection.close();
+        }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }

@@ -14,13 +14,27 @@ public final class StoreException extends RuntimeException {
     }
 
     private final Kind kind;
+    private final String reason;
 
     public StoreException(Kind kind, String message, Throwable cause) {
+        this(kind, kind.name().toLowerCase(), message, cause);
+    }
+
+    /**
+     * @param reason a short, bounded word for metrics and alerts: {@code timeout}, {@code unavailable},
+     *               {@code access_denied}, {@code script_error}, {@code breaker_open}, {@code not_connected}
+     */
+    public StoreException(Kind kind, String reason, String message, Throwable cause) {
         super(message, cause, false, false);
         this.kind = kind;
+        this.reason = reason;
     }
 
     public Kind kind() {
         return kind;
+    }
+
+    public String reason() {
+        return reason;
     }
 }

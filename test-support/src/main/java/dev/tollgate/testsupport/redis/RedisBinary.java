@@ -105,4 +105,26 @@ final class RedisBinary {
         }
         throw new IllegalStateException("no embedded redis-server for " + os + "/" + arch + "; install redis-server on PATH or set " + PROPERTY);
     }
+
+    /** The major version of a redis-server binary ({@code redis-server --version}), or 0 if it cannot tell. */
+    static synchronized int majorVersion(Path binary) {
+        return VERSIONS.computeIfAbsent(binary, RedisBinary::probeMajorVersion);
+    }
+
+    private static final java.util.Map<Path, Integer> VERSIONS = new java.util.HashMap<>();
+
+    private static int probeMajorVersion(Path binary) {
+        try {
+            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            process.waitFor();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("v=(\\d+)\\.").matcher(out);
+            return m.find() ? Integer.parseInt(m.group(1)) : 0;
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+    }
 }

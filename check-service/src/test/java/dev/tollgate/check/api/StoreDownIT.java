@@ -1,0 +1,73 @@
+package dev.tollgate.check.api;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.containsString;
+
+/**
+ * A pod whose Redis Cluster cannot be reached still starts and serves (requirement #4): API rules
+ * answer from fallback buckets, the login rule answers 503 store_unavailable, and no credential is
+ * ever part of an answer.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureWebTestClient
+class StoreDownIT {
+
+    @DynamicPropertySource
+    static void unreachableRedis(DynamicPropertyRegistry registry) throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        int port = closedPort;
+        registry.add("tollgate.redis.seeds", () -> "redis://127.0.0.1:" + port);
+        registry.add("tollgate.redis.password", () -> "top-secret-pw");
+        registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
+    }
+
+    @Autowired
+    WebTestClient http;
+
+    @Test
+    void failOpenRulesAreAllowedFromFallback() {
+        check("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"acct_1\"}]}")
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.verdict").isEqualTo("allow")
+                .jsonPath("$.entries[0].fallback").isEqualTo("fail_open");
+    }
+
+    @Test
+    void failClosedRulesAnswer503StoreUnavailable() {
+        check("{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"203.0.113.9\"}]}")
+                .expectStatus().isEqualTo(503)
+                .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
+                .expectBody(String.class)
+                .value(containsString("\"code\":\"store_unavailable\""))
+                .value(not(containsString("top-secret-pw")));
+    }
+
+    @Test
+    void healthStaysUpAndSaysTheStoreIsNotConnected() {
+        http.get().uri("/actuator/health").exchange()
+                .expectStatus().isOk()
+                .expectBody()
+                .jsonPath("$.status").isEqualTo("UP")
+                .jsonPath("$.components.counterStore.details.connected").isEqualTo(false);
+    }
+
+    private WebTestClient.ResponseSpec check(String body) {
+        return http.post().uri("/v1/ratelimit:check").contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange();
+    }
+}

@@ -1,0 +1,329 @@
+package dev.tollgate.limiter;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.rules.StaticRuleBook;
+import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.testsupport.redis.Node;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Requirement #4 on a real Redis Cluster: when a shard dies, freezes, stalls or refuses us, API rules
+ * keep answering from the pod's fallback buckets, login fails closed, other shards are untouched, and
+ * the pod goes global again by itself.
+ */
+class ShardFailureIT {
+
+    private static final Match ENTERPRISE = new Match("enterprise", null);
+    private static final Match LOGIN = new Match(null, "/login");
+    /** Generous for a shared 2-core machine; the production default is 5 ms. */
+    private static final Duration TIMEOUT = Duration.ofMillis(100);
+    private static final int PODS = 50;
+
+    private final Rule api = Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE);
+    private final Rule login = Rule.slidingLog("login-ip", "api", 5, 60).withMatch(LOGIN);
+    /** Refills one token a day: any change in its level is a spend. */
+    private final Rule ledger = Rule.tokenBucket("ledger", "api", 1, 100).withMatch(ENTERPRISE).withPeriodS(86_400);
+
+    @Test
+    void aKilledPrimaryFailsOpenRulesOntoFallbackAndLoginClosedThenGoesGlobalAfterPromotion() throws Exception {
+        try (RedisCluster cluster = RedisCluster.builder().replicas(true).nodeTimeoutMs(500).start();
+             RedisCounterStore store = connect(cluster, null)) {
+            LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+            Limiter limiter = limiter(store, metrics);
+            Node victim = cluster.primaries().get(0);
+            String onVictim = keyOn(cluster, victim);
+            String elsewhere = keyOn(cluster, cluster.primaries().get(1));
+            assertThat(checkApi(limiter, onVictim).entries().get(0).fallback()).isNull();
+
+            // a bounded load on the dying shard and on a healthy one, from four clients
+            AtomicBoolean running = new AtomicBoolean(true);
+            Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            AtomicLong verdicts = new AtomicLong();
+            AtomicLong failOpenAllowed = new AtomicLong();
+            AtomicLong failClosed = new AtomicLong();
+            AtomicLong otherShardFallbacks = new AtomicLong();
+            ExecutorService clients = Executors.newFixedThreadPool(4);
+            List<Future<?>> load = new ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                boolean onDyingShard = c < 3;
+                load.add(clients.submit(() -> {
+                    while (running.get()) {
+                        long start = System.nanoTime();
+                        if (onDyingShard) {
+                            CheckResponse response = checkApi(limiter, onVictim);
+                            if (response.allowed() && "fail_open".equals(response.entries().get(0).fallback())) {
+                                failOpenAllowed.incrementAndGet();
+                            }
+                            try {
+                                checkLogin(limiter, onVictim);
+                            } catch (CompletionException | StoreException e) {
+                                assertThat(unwrap(e)).isInstanceOf(StoreException.class);
+                                failClosed.incrementAndGet();
+                            }
+                        } else if (checkApi(limiter, elsewhere).entries().get(0).fallback() != null) {
+                            otherShardFallbacks.incrementAndGet();
+                        }
+                        synchronized (latency) {
+                            latency.recordValue(Math.min(System.nanoTime() - start, latency.getHighestTrackableValue()));
+                        }
+                        verdicts.incrementAndGet();
+                        Thread.sleep(1);
+                    }
+                    return null;
+                }));
+            }
+            Thread.sleep(300);
+            long killed = System.nanoTime();
+            victim.kill();
+            Node promoted = cluster.awaitPromotedReplicaFor(victim, Duration.ofSeconds(20));
+            long promotedAt = System.nanoTime();
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> checkApi(limiter, onVictim).entries().get(0).fallback() == null);
+            long globalAgainAt = System.nanoTime();
+            running.set(false);
+            for (Future<?> f : load) {
+                f.get(10, TimeUnit.SECONDS); // rethrows anything but a verdict or a fail-closed store error
+            }
+            clients.shutdown();
+
+            double outageS = (promotedAt - killed) / 1e9;
+            double backAfterS = (globalAgainAt - promotedAt) / 1e9;
+            System.out.printf("primary kill: promoted after %.2f s, global again %.2f s after promotion; %d verdicts, "
+                            + "%d fail-open allowed, %d fail-closed (503/504), %d fallbacks on other shards; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms%n",
+                    outageS, backAfterS, verdicts.get(), failOpenAllowed.get(), failClosed.get(), otherShardFallbacks.get(),
+                    latency.getValueAtPercentile(50) / 1e6, latency.getValueAtPercentile(99) / 1e6, latency.getMaxValue() / 1e6);
+
+            assertThat(promoted.port()).isNotEqualTo(victim.port());
+            assertThat(failClosed.get()).as("login fails closed while the shard is down").isPositive();
+            assertThat(otherShardFallbacks.get()).as("keys on other shards are unaffected").isZero();
+            // one pod's fallback: 2,000 ÷ 50 × 2 = 80 at once, then 1,000 ÷ 50 × 2 = 40/s
+            double outageWithSlack = (globalAgainAt - killed) / 1e9;
+            assertThat(failOpenAllowed.get()).isPositive().isLessThanOrEqualTo(80 + (long) Math.ceil(40 * outageWithSlack));
+            assertThat(backAfterS).as("global checks again within 2 s of the promotion").isLessThan(2.0);
+            assertThat(metrics.registry().counter(LimiterMetrics.FAIL_OPEN, "rule", "enterprise").count()).isPositive();
+        }
+    }
+
+    @Test
+    void aFrozenPrimaryCostsThreeTimeoutsThenAnswersFromFallbackAtOnceAndTheProbeClosesItAfterThaw() throws Exception {
+        try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
+             RedisCounterStore store = connect(cluster, null)) {
+            Limiter limiter = limiter(store, LimiterMetrics.noop());
+            Node victim = cluster.primaries().get(0);
+            String onVictim = keyOn(cluster, victim);
+            String elsewhere = keyOn(cluster, cluster.primaries().get(2));
+            checkApi(limiter, onVictim);
+
+            victim.freeze();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    long took = timed(() -> assertThat(checkApi(limiter, onVictim).entries().get(0).fallback()).isEqualTo("fail_open"));
+                    assertThat(took).as("timeout %d is paid", i + 1).isGreaterThanOrEqualTo(TIMEOUT.toMillis() - 5);
+                }
+                for (int i = 0; i < 20; i++) {
+                    long took = timed(() -> assertThat(checkApi(limiter, onVictim).entries().get(0).fallback()).isEqualTo("fail_open"));
+                    assertThat(took).as("no check waits for the timeout once the breaker is open").isLessThan(TIMEOUT.toMillis() / 2);
+                }
+                long healthy = timed(() -> assertThat(checkApi(limiter, elsewhere).entries().get(0).fallback()).isNull());
+                assertThat(healthy).as("a slow shard never slows the others").isLessThan(TIMEOUT.toMillis() / 2);
+                assertThatThrownBy(() -> checkLogin(limiter, onVictim))
+                        .satisfies(e -> assertThat(((StoreException) unwrap(e)).kind()).isEqualTo(StoreException.Kind.UNAVAILABLE));
+            } finally {
+                victim.unfreeze();
+            }
+            Thread.sleep(1_100);
+            assertThat(checkApi(limiter, onVictim).entries().get(0).fallback()).as("the probe replied").isNull();
+            assertThat(checkApi(limiter, onVictim).entries().get(0).fallback()).isNull();
+        }
+    }
+
+    @Test
+    void aTimeoutOnALoginRuleIsAStoreTimeout() throws Exception {
+        try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
+             RedisCounterStore store = connect(cluster, null)) {
+            Limiter limiter = limiter(store, LimiterMetrics.noop());
+            Node victim = cluster.primaries().get(1);
+            String onVictim = keyOn(cluster, victim);
+            checkLogin(limiter, onVictim);
+            victim.freeze();
+            try {
+                assertThatThrownBy(() -> checkLogin(limiter, onVictim))
+                        .satisfies(e -> assertThat(((StoreException) unwrap(e)).kind()).isEqualTo(StoreException.Kind.TIMEOUT));
+            } finally {
+                victim.unfreeze();
+            }
+        }
+    }
+
+    @Test
+    void clientPauseAndDebugSleepActAsTimeoutsAndNoSpendIsAppliedTwice() throws Exception {
+        try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
+             RedisCounterStore store = connect(cluster, null);
+             RedisClient admin = RedisClient.create()) {
+            Limiter limiter = limiter(store, LimiterMetrics.noop());
+            Node victim = cluster.primaries().get(2);
+            String key = keyOn(cluster, victim);
+            String bucket = RedisKeys.limit(key, "ledger");
+            try (StatefulRedisConnection<String, String> node = admin.connect(RedisURI.create(victim.uri()));
+                 StatefulRedisConnection<String, String> sleeper = admin.connect(RedisURI.create(victim.uri()))) {
+                assertThat(checkLedger(limiter, key).entries().get(0).fallback()).isNull();
+                assertThat(node.sync().hget(bucket, "tokens_milli")).isEqualTo("99000");
+
+                node.sync().clientPause(400);
+                assertThat(checkLedger(limiter, key).entries().get(0).fallback()).isEqualTo("fail_open");
+                await().atMost(Duration.ofSeconds(3)).until(() -> "98000".equals(node.sync().hget(bucket, "tokens_milli")));
+
+                CompletableFuture<String> asleep = sleeper.async().dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
+                        new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add("0.4")).toCompletableFuture();
+                Thread.sleep(50);
+                assertThat(checkLedger(limiter, key).entries().get(0).fallback()).isEqualTo("fail_open");
+                asleep.get(5, TimeUnit.SECONDS);
+                // the timed-out spends ran once each when the node woke up: 3 in all, never more
+                Thread.sleep(300);
+                assertThat(node.sync().hget(bucket, "tokens_milli")).isEqualTo("97000");
+            }
+        }
+    }
+
+    @Test
+    void aWrongPasswordAppliesEachRulesFailModeAndNeverShowsACredential() throws Exception {
+        ListAppender<ILoggingEvent> logs = new ListAppender<>();
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        logs.start();
+        root.addAppender(logs);
+        try (RedisCluster cluster = RedisCluster.builder().password("s3cret-cluster-pw").nodeTimeoutMs(15_000).start();
+             RedisCounterStore store = connect(cluster, "wrong-pw-1234")) {
+            LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+            Limiter limiter = limiter(store, metrics);
+            String key = "acct_auth";
+            EntryResult answer = checkApi(limiter, key).entries().get(0);
+            assertThat(answer.verdict().name()).isEqualTo("ALLOW");
+            assertThat(answer.fallback()).isEqualTo("fail_open");
+            assertThatThrownBy(() -> checkLogin(limiter, key))
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("wrong-pw-1234", "s3cret-cluster-pw"));
+            assertThat(metrics.registry().find(LimiterMetrics.STORE_CALLS).tag("outcome", "not_connected").timer())
+                    .isNotNull().satisfies(t -> assertThat(t.count()).isPositive());
+        } finally {
+            root.detachAppender(logs);
+        }
+        assertThat(logs.list).isNotEmpty();
+        assertThat(logs.list).allSatisfy(event -> assertThat(event.getFormattedMessage() + event.getThrowableProxy())
+                .doesNotContain("wrong-pw-1234", "s3cret-cluster-pw"));
+    }
+
+    @Test
+    void anAclDenialOfTheScriptAppliesEachRulesFailModeAndIsCountedAsAccessDenied() throws Exception {
+        try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
+             RedisClient admin = RedisClient.create()) {
+            for (Node node : cluster.nodes()) {
+                try (StatefulRedisConnection<String, String> c = admin.connect(RedisURI.create(node.uri()))) {
+                    // may connect and read the topology, may not run scripts
+                    c.sync().aclSetuser("gateway", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("gw-pass-5678")
+                            .allKeys().addCommand(CommandType.CLUSTER)
+                            .addCommand(CommandType.PING)
+                            .addCommand(CommandType.HELLO)
+                            .addCommand(CommandType.CLIENT)
+                            .addCommand(CommandType.COMMAND)
+                            .addCommand(CommandType.INFO));
+                }
+            }
+            RedisStoreSettings settings = RedisStoreSettings.of(cluster.seedUris()).withCommandTimeout(TIMEOUT).withCredentials("gateway", "gw-pass-5678");
+            try (RedisCounterStore store = RedisCounterStore.connect(settings)) {
+                assertThat(store.isConnected()).isTrue();
+                LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+                Limiter limiter = limiter(store, metrics);
+                assertThat(checkApi(limiter, "acct_acl").entries().get(0).fallback()).isEqualTo("fail_open");
+                assertThatThrownBy(() -> checkLogin(limiter, "acct_acl"))
+                        .satisfies(e -> assertThat(((StoreException) unwrap(e)).reason()).isIn("access_denied", "breaker_open"));
+                assertThat(metrics.registry().find(LimiterMetrics.STORE_CALLS).tag("outcome", "access_denied").timer())
+                        .isNotNull().satisfies(t -> assertThat(t.count()).isPositive());
+            }
+        }
+    }
+
+    private RedisCounterStore connect(RedisCluster cluster, String password) {
+        RedisStoreSettings settings = RedisStoreSettings.of(cluster.seedUris().stream()
+                        .map(uri -> uri.replaceFirst("redis://[^@]*@", "redis://")).toList())
+                .withCommandTimeout(TIMEOUT);
+        return RedisCounterStore.connect(password == null && cluster.password().isPresent()
+                ? settings.withCredentials(null, cluster.password().get())
+                : password == null ? settings : settings.withCredentials(null, password));
+    }
+
+    private Limiter limiter(RedisCounterStore store, LimiterMetrics metrics) {
+        return Limiter.builder(new StaticRuleBook(List.of(api, login.withFailMode(dev.tollgate.common.rule.FailMode.CLOSED), ledger)), store)
+                .metrics(metrics)
+                .livePods(() -> PODS)
+                .build();
+    }
+
+    private static String keyOn(RedisCluster cluster, Node primary) {
+        for (int i = 0; ; i++) {
+            String key = "acct_" + i;
+            if (cluster.primaryForKey(RedisKeys.hashTag(key)).port() == primary.port()) {
+                return key;
+            }
+        }
+    }
+
+    private static CheckResponse checkApi(Limiter limiter, String key) {
+        return limiter.check(new CheckRequest("api", List.of(CheckEntry.of("enterprise", key, 1)))).join();
+    }
+
+    private static CheckResponse checkLedger(Limiter limiter, String key) {
+        return limiter.check(new CheckRequest("api", List.of(CheckEntry.of("ledger", key, 1)))).join();
+    }
+
+    private static CheckResponse checkLogin(Limiter limiter, String key) {
+        return limiter.check(new CheckRequest("api", List.of(CheckEntry.of("login-ip", key, 1)))).join();
+    }
+
+    private static long timed(Runnable check) {
+        long start = System.nanoTime();
+        check.run();
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+}
