@@ -1,0 +1,40 @@
+package dev.tollgate.rules.problem;
+
+/** The {@code code} member of every problem rules-service answers: stable, for machines to branch on. */
+public final class ProblemCodes {
+
+    public static final String BAD_REQUEST = "bad_request";
+    public static final String UNAUTHORIZED = "unauthorized";
+    public static final String FORBIDDEN = "forbidden";
+    public static final String NOT_FOUND = "not_found";
+    public static final String METHOD_NOT_ALLOWED = "method_not_allowed";
+    public static final String NOT_ACCEPTABLE = "not_acceptable";
+    public static final String VERSION_CONFLICT = "version_conflict";
+    public static final String PAYLOAD_TOO_LARGE = "payload_too_large";
+    public static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
+    public static final String INVALID_RULE = "invalid_rule";
+    public static final String PRECONDITION_REQUIRED = "precondition_required";
+    public static final String INTERNAL_ERROR = "internal_error";
+    public static final String STORE_UNAVAILABLE = "store_unavailable";
+
+    private ProblemCodes() {
+    }
+
+    static String forStatus(int status) {
+        return switch (status) {
+            case 400 -> BAD_REQUEST;
+            case 401 -> UNAUTHORIZED;
+            case 403 -> FORBIDDEN;
+            case 404 -> NOT_FOUND;
+            case 405 -> METHOD_NOT_ALLOWED;
+            case 406 -> NOT_ACCEPTABLE;
+            case 409 -> VERSION_CONFLICT;
+            case 413 -> PAYLOAD_TOO_LARGE;
+            case 415 -> UNSUPPORTED_MEDIA_TYPE;
+            case 422 -> INVALID_RULE;
+            case 428 -> PRECONDITION_REQUIRED;
+            case 503 -> STORE_UNAVAILABLE;
+            default -> status >= 500 ? INTERNAL_ERROR : BAD_REQUEST;
+        };
+    }
+}

@@ -1,0 +1,156 @@
+package dev.tollgate.rules.problem;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.TransactionException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.exc.InvalidFormatException;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Maps every failure to problem details with a {@code code}. Bad input says what to change; a rules
+ * store outage is a 503 the caller may retry, never a 500, and since every write is one transaction
+ * it has left nothing behind.
+ */
+@RestControllerAdvice
+class ProblemHandler extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
+    private static final int MAX_DETAIL = 400;
+
+    @ExceptionHandler(InvalidRuleException.class)
+    ResponseEntity<ProblemDetail> invalidRule(InvalidRuleException e) {
+        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_RULE,
+                "The rule was refused before anything was stored: " + e.getMessage());
+        List<Map<String, String>> errors = e.violations().stream()
+                .map(v -> Map.of("field", v.field(), "message", v.message()))
+                .toList();
+        problem.setProperty("errors", errors);
+        return respond(problem);
+    }
+
+    @ExceptionHandler(NotFoundException.class)
+    ResponseEntity<ProblemDetail> notFound(NotFoundException e) {
+        return respond(problem(HttpStatus.NOT_FOUND, ProblemCodes.NOT_FOUND, e.getMessage()));
+    }
+
+    @ExceptionHandler(PreconditionRequiredException.class)
+    ResponseEntity<ProblemDetail> preconditionRequired(PreconditionRequiredException e) {
+        return respond(problem(HttpStatus.PRECONDITION_REQUIRED, ProblemCodes.PRECONDITION_REQUIRED, e.getMessage()));
+    }
+
+    @ExceptionHandler(VersionConflictException.class)
+    ResponseEntity<ProblemDetail> versionConflict(VersionConflictException e) {
+        ProblemDetail problem = problem(HttpStatus.CONFLICT, ProblemCodes.VERSION_CONFLICT, e.getMessage());
+        if (e.currentVersion() != null) {
+            problem.setProperty("current_version", e.currentVersion());
+        }
+        return respond(problem);
+    }
+
+    @ExceptionHandler(BadRequestException.class)
+    ResponseEntity<ProblemDetail> badRequest(BadRequestException e) {
+        return respond(problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST, e.getMessage()));
+    }
+
+    @ExceptionHandler(CounterStoreUnavailableException.class)
+    ResponseEntity<ProblemDetail> counterStoreUnavailable(CounterStoreUnavailableException e) {
+        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.STORE_UNAVAILABLE, e.getMessage());
+        problem.setProperty("store", "counters");
+        return respond(problem);
+    }
+
+    @ExceptionHandler({DataAccessException.class, TransactionException.class})
+    ResponseEntity<ProblemDetail> rulesStoreFailure(RuntimeException e) {
+        if (!StoreFailures.isUnavailable(e)) {
+            return unexpected(e);
+        }
+        log.warn("rules store unavailable: {}", e.getMessage());
+        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.STORE_UNAVAILABLE,
+                "The rules store (PostgreSQL) cannot be reached; nothing was changed. Retry later.");
+        problem.setProperty("store", "rules");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5").body(problem);
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        if (StoreFailures.isUnavailable(e)) {
+            return rulesStoreFailure(new TransientStoreFailure(e));
+        }
+        log.error("unexpected failure", e);
+        return respond(problem(HttpStatus.INTERNAL_SERVER_ERROR, ProblemCodes.INTERNAL_ERROR, "An unexpected error occurred."));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex, HttpHeaders headers,
+                                                                  HttpStatusCode status, WebRequest request) {
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST, unreadableBody(ex));
+        return ResponseEntity.badRequest().body(problem);
+    }
+
+    /** Spring's own web errors (404, 405, 415, a bad query parameter, ...) get a code too. */
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
+                                                             HttpStatusCode status, WebRequest request) {
+        ResponseEntity<Object> response = super.handleExceptionInternal(ex, body, headers, status, request);
+        if (response != null && response.getBody() instanceof ProblemDetail problem
+                && (problem.getProperties() == null || !problem.getProperties().containsKey("code"))) {
+            problem.setProperty("code", ProblemCodes.forStatus(status.value()));
+        }
+        return response;
+    }
+
+    /** Jackson's own words, without the Java class names it would otherwise quote. */
+    private static String unreadableBody(HttpMessageNotReadableException ex) {
+        Throwable cause = ex.getCause();
+        String reason;
+        if (cause instanceof InvalidFormatException format && format.getTargetType() != null && format.getTargetType().isEnum()) {
+            String values = Arrays.stream(format.getTargetType().getEnumConstants())
+                    .map(value -> ((Enum<?>) value).name().toLowerCase(Locale.ROOT))
+                    .collect(Collectors.joining(", "));
+            reason = "\"" + format.getValue() + "\" is not one of " + values + " (at " + format.getPathReference() + ")";
+        } else if (cause instanceof JacksonException jackson) {
+            String path = jackson.getPathReference();
+            reason = jackson.getOriginalMessage()
+                    + (path == null || path.isBlank() ? "" : " (at " + path + ")");
+        } else {
+            reason = "the body is missing or is not JSON";
+        }
+        reason = reason.replaceAll("`?(?:[a-z]+\\.)+([A-Z][A-Za-z$]*)`?", "$1");
+        String detail = "The request body cannot be read: " + reason;
+        return detail.length() > MAX_DETAIL ? detail.substring(0, MAX_DETAIL) + "..." : detail;
+    }
+
+    private static ProblemDetail problem(HttpStatus status, String code, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setProperty("code", code);
+        return problem;
+    }
+
+    private static ResponseEntity<ProblemDetail> respond(ProblemDetail problem) {
+        return ResponseEntity.status(problem.getStatus()).body(problem);
+    }
+
+    /** Carries a non-Spring exception whose cause chain is a connection failure into the 503 path. */
+    private static final class TransientStoreFailure extends DataAccessException {
+        TransientStoreFailure(Throwable cause) {
+            super(cause.getMessage(), cause);
+        }
+    }
+}

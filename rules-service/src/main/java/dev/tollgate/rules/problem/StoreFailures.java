@@ -1,0 +1,53 @@
+package dev.tollgate.rules.problem;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
+
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+
+/**
+ * Tells an outage of PostgreSQL (503, try again later) from a bug (500). An outage shows up in many
+ * shapes depending on where the connection broke: Hikari giving up on a connection, a socket closed
+ * under a statement, the server shutting down (SQLSTATE 57P01) or refusing connections (class 08).
+ */
+final class StoreFailures {
+
+    private StoreFailures() {
+    }
+
+    static boolean isUnavailable(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof CannotCreateTransactionException
+                    || cause instanceof DataAccessResourceFailureException
+                    || cause instanceof TransientDataAccessResourceException
+                    || cause instanceof QueryTimeoutException
+                    || cause instanceof SQLTransientConnectionException
+                    || cause instanceof SQLNonTransientConnectionException) {
+                return true;
+            }
+            if (cause instanceof SQLException sql && isOutageState(sql.getSQLState())) {
+                return true;
+            }
+            // a rollback on a connection that just died fails too, and hides the failure that caused it
+            if (cause instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
+                    && isUnavailable(rollback.getApplicationException())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Class 08 (connection exception), 57P01-57P03 (shutdown, crash, cannot connect now), 53300 (too many connections). */
+    static boolean isOutageState(String state) {
+        if (state == null) {
+            return false;
+        }
+        return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                || state.equals("53300");
+    }
+}

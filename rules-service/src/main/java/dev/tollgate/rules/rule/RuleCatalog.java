@@ -1,0 +1,155 @@
+package dev.tollgate.rules.rule;
+
+import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Mode;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.validation.RuleValidator;
+import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.problem.InvalidRuleException;
+import dev.tollgate.rules.problem.NotFoundException;
+import dev.tollgate.rules.problem.VersionConflictException;
+import dev.tollgate.rules.store.Change;
+import dev.tollgate.rules.store.ChangeLog;
+import dev.tollgate.rules.store.HistoryEntry;
+import dev.tollgate.rules.store.OverrideRepository;
+import dev.tollgate.rules.store.RuleRepository;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionOperations;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads and writes rules. A write is validated before it touches the store, then runs in one
+ * transaction: the store lock, the {@code If-Match} check against the stored version, the row, its
+ * history and the revision bump, so it either all lands or none of it does.
+ */
+@Component
+class RuleCatalog {
+
+    private final RuleRepository rules;
+    private final OverrideRepository overrides;
+    private final ChangeLog changes;
+    private final RuleValidator validator;
+    private final TransactionOperations transactions;
+    private final Clock clock;
+
+    RuleCatalog(RuleRepository rules, OverrideRepository overrides, ChangeLog changes, TransactionOperations transactions, Clock clock) {
+        this.rules = rules;
+        this.overrides = overrides;
+        this.changes = changes;
+        this.validator = new RuleValidator();
+        this.transactions = transactions;
+        this.clock = clock;
+    }
+
+    record Written(Rule rule, boolean created) {
+    }
+
+    List<Rule> list(String domain) {
+        return rules.findAll(domain);
+    }
+
+    Rule get(String ruleId) {
+        return rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
+    }
+
+    List<HistoryEntry> history(String ruleId) {
+        List<HistoryEntry> entries = changes.forRule(ruleId);
+        if (entries.isEmpty() && rules.find(ruleId).isEmpty()) {
+            throw notFound(ruleId);
+        }
+        return entries;
+    }
+
+    /** Creates the rule (no {@code If-Match}) or replaces it (with the current version in {@code If-Match}). */
+    Written put(Rule candidate, IfMatch ifMatch, String actor, String reason) {
+        List<Violation> violations = validator.validate(candidate);
+        if (!violations.isEmpty()) {
+            throw new InvalidRuleException(violations);
+        }
+        return transactions.execute(tx -> {
+            changes.lock();
+            Rule existing = rules.find(candidate.id()).orElse(null);
+            if (existing == null) {
+                if (ifMatch.present()) {
+                    throw new VersionConflictException("Rule " + candidate.id() + " does not exist (any more): it was deleted"
+                            + " since you read it. Create it again without If-Match.", null);
+                }
+                Rule created = candidate.withVersion(1);
+                rules.insert(created);
+                changes.record(new Change(Change.Entity.RULE, Change.Kind.CREATE, created.id(), null,
+                        null, created.version(), null, created, actor, reason));
+                return new Written(created, true);
+            }
+            ifMatch.require(existing.id(), existing.version());
+            checkOverridesStillFit(candidate);
+            if (existing.sameLimitAs(candidate)) {
+                return new Written(existing, false);
+            }
+            Rule replaced = candidate.withVersion(existing.version() + 1);
+            rules.update(replaced, existing.version());
+            changes.record(new Change(Change.Entity.RULE, Change.Kind.REPLACE, replaced.id(), null,
+                    existing.version(), replaced.version(), existing, replaced, actor, reason));
+            return new Written(replaced, false);
+        });
+    }
+
+    /** Deletes the rule, and with it its overrides and region budgets; each override's removal is recorded. */
+    void delete(String ruleId, IfMatch ifMatch, String actor, String reason) {
+        transactions.executeWithoutResult(tx -> {
+            changes.lock();
+            Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
+            ifMatch.require(ruleId, existing.version());
+            for (AccountOverride override : overrides.find(null, ruleId, null)) {
+                changes.record(new Change(Change.Entity.OVERRIDE, Change.Kind.DELETE, ruleId, override.accountId(),
+                        null, null, override, null, actor, "rule deleted" + (reason == null ? "" : ": " + reason)));
+            }
+            rules.delete(ruleId);
+            changes.record(new Change(Change.Entity.RULE, Change.Kind.DELETE, ruleId, null,
+                    existing.version(), null, existing, null, actor, reason));
+        });
+    }
+
+    /**
+     * Puts the rule in shadow or enforce mode: a new version, unless it already is in that mode.
+     * {@code If-Match} is optional here (switching a mode is safe to repeat) but a stale one is a conflict.
+     */
+    Rule setMode(String ruleId, Mode mode, IfMatch ifMatch, String actor, String reason) {
+        return transactions.execute(tx -> {
+            changes.lock();
+            Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
+            ifMatch.checkIfPresent(ruleId, existing.version());
+            if (existing.mode() == mode) {
+                return existing;
+            }
+            Rule switched = existing.withMode(mode).withVersion(existing.version() + 1);
+            rules.update(switched, existing.version());
+            changes.record(new Change(Change.Entity.RULE, mode == Mode.SHADOW ? Change.Kind.SHADOW : Change.Kind.ENFORCE,
+                    ruleId, null, existing.version(), switched.version(), existing, switched, actor, reason));
+            return switched;
+        });
+    }
+
+    /**
+     * A new rule must still be valid for every active override of it: a larger {@code max_cost} or another
+     * algorithm would otherwise leave an override that every pod refuses, and with it the whole snapshot.
+     */
+    private void checkOverridesStillFit(Rule candidate) {
+        List<Violation> violations = new ArrayList<>();
+        for (AccountOverride override : overrides.find(null, candidate.id(), clock.instant())) {
+            for (Violation violation : validator.validate(override, candidate)) {
+                violations.add(new Violation("overrides[" + override.accountId() + "]." + violation.field(),
+                        violation.message() + " (delete or change that override first)"));
+            }
+        }
+        if (!violations.isEmpty()) {
+            throw new InvalidRuleException(violations);
+        }
+    }
+
+    private static NotFoundException notFound(String ruleId) {
+        return new NotFoundException("No rule " + ruleId + ".");
+    }
+}

@@ -1,0 +1,108 @@
+package dev.tollgate.rules.rule;
+
+import dev.tollgate.common.rule.Mode;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.rules.problem.InvalidRuleException;
+import dev.tollgate.rules.store.HistoryEntry;
+import io.swagger.v3.oas.annotations.Operation;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+import java.security.Principal;
+import java.util.List;
+
+/**
+ * {@code /v1/rules}. A rule's {@code ETag} is its version; every change to an existing rule names the
+ * version it was based on in {@code If-Match}. The custom methods {@code :shadow} and {@code :enforce}
+ * follow the {@code POST /v1/ratelimit:check} style: a verb after a colon in the last segment.
+ */
+@RestController
+class RuleController {
+
+    private final RuleCatalog catalog;
+
+    RuleController(RuleCatalog catalog) {
+        this.catalog = catalog;
+    }
+
+    @Operation(summary = "List rules, optionally of one domain")
+    @GetMapping(path = "/v1/rules", produces = MediaType.APPLICATION_JSON_VALUE)
+    List<Rule> list(@RequestParam(required = false) String domain) {
+        return catalog.list(domain);
+    }
+
+    @Operation(summary = "Read one rule; its ETag is its version")
+    @GetMapping(path = "/v1/rules/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<Rule> get(@PathVariable String id) {
+        Rule rule = catalog.get(id);
+        return ResponseEntity.ok().eTag(etag(rule)).body(rule);
+    }
+
+    @Operation(summary = "Create (201, no If-Match) or replace (200, If-Match: current version) a rule")
+    @PutMapping(path = "/v1/rules/{id}", consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<Rule> put(@PathVariable String id, @RequestBody RuleRequest body,
+                             @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+                             Principal who) {
+        if (body.id() != null && !body.id().equals(id)) {
+            throw InvalidRuleException.of("id", "is " + body.id() + " in the body but " + id + " in the path; they must match");
+        }
+        IfMatch precondition = IfMatch.parse(ifMatch);
+        RuleCatalog.Written written = catalog.put(body.toRule(id), precondition, who.getName(), body.reason());
+        if (written.created()) {
+            return ResponseEntity.created(URI.create("/v1/rules/" + id)).eTag(etag(written.rule())).body(written.rule());
+        }
+        return ResponseEntity.ok().eTag(etag(written.rule())).body(written.rule());
+    }
+
+    @Operation(summary = "Delete a rule (If-Match: current version), with its overrides and region budgets")
+    @DeleteMapping(path = "/v1/rules/{id}")
+    ResponseEntity<Void> delete(@PathVariable String id,
+                                @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+                                @RequestParam(required = false) String reason,
+                                Principal who) {
+        catalog.delete(id, IfMatch.parse(ifMatch), who.getName(), reason);
+        return ResponseEntity.noContent().build();
+    }
+
+    @Operation(summary = "Put a rule in shadow mode: evaluated and counted, never enforced")
+    @PostMapping(path = "/v1/rules/{id}:shadow", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<Rule> shadow(@PathVariable String id, @RequestBody(required = false) ReasonRequest body,
+                                @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+                                Principal who) {
+        return setMode(id, Mode.SHADOW, body, ifMatch, who);
+    }
+
+    @Operation(summary = "Enforce a rule again")
+    @PostMapping(path = "/v1/rules/{id}:enforce", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<Rule> enforce(@PathVariable String id, @RequestBody(required = false) ReasonRequest body,
+                                 @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+                                 Principal who) {
+        return setMode(id, Mode.ENFORCE, body, ifMatch, who);
+    }
+
+    @Operation(summary = "The rule's audit history (its versions and its overrides' changes), oldest first")
+    @GetMapping(path = "/v1/rules/{id}/versions", produces = MediaType.APPLICATION_JSON_VALUE)
+    List<HistoryEntry> versions(@PathVariable String id) {
+        return catalog.history(id);
+    }
+
+    private ResponseEntity<Rule> setMode(String id, Mode mode, ReasonRequest body, String ifMatch, Principal who) {
+        Rule rule = catalog.setMode(id, mode, IfMatch.parse(ifMatch), who.getName(), body == null ? null : body.reason());
+        return ResponseEntity.ok().eTag(etag(rule)).body(rule);
+    }
+
+    private static String etag(Rule rule) {
+        return "\"" + rule.version() + "\"";
+    }
+}

@@ -1,0 +1,41 @@
+package dev.tollgate.rules.store;
+
+import dev.tollgate.common.rule.RegionBudget;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+import java.util.List;
+
+/** The {@code region_budgets} table, read here; budget-rebalancer writes it. */
+@Repository
+public class RegionBudgetRepository {
+
+    private static final RowMapper<RegionBudget> BUDGET = (rs, row) -> new RegionBudget(
+            rs.getString("rule_id"),
+            rs.getString("limit_key"),
+            rs.getString("region"),
+            rs.getDouble("share"),
+            Columns.instant(rs, "updated_at"));
+
+    private final JdbcClient jdbc;
+
+    RegionBudgetRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public List<RegionBudget> findAll() {
+        return jdbc.sql("SELECT rule_id, limit_key, region, share, updated_at FROM region_budgets"
+                        + " ORDER BY rule_id, limit_key, region")
+                .query(BUDGET)
+                .list();
+    }
+
+    public List<RegionBudget> forKey(String limitKey) {
+        return jdbc.sql("SELECT rule_id, limit_key, region, share, updated_at FROM region_budgets"
+                        + " WHERE limit_key = ? ORDER BY rule_id, region")
+                .param(limitKey)
+                .query(BUDGET)
+                .list();
+    }
+}

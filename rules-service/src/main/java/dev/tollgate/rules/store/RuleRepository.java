@@ -1,0 +1,91 @@
+package dev.tollgate.rules.store;
+
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.FailMode;
+import dev.tollgate.common.rule.Identity;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Mode;
+import dev.tollgate.common.rule.Rule;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+import java.util.List;
+import java.util.Optional;
+
+/** The {@code rules} table. Callers that write hold the store lock ({@link ChangeLog#lock()}) first. */
+@Repository
+public class RuleRepository {
+
+    private static final String COLUMNS = "rule_id, domain, match_plan, match_route, identity, algorithm, rate_per_s,"
+            + " period_s, burst, \"limit\", window_s, mode, fail_mode, max_cost, version";
+
+    private static final RowMapper<Rule> RULE = (rs, row) -> new Rule(
+            rs.getString("rule_id"),
+            rs.getString("domain"),
+            new Match(rs.getString("match_plan"), rs.getString("match_route")),
+            Columns.enumOf(Identity.class, rs.getString("identity")),
+            Columns.enumOf(Algorithm.class, rs.getString("algorithm")),
+            Columns.integer(rs, "rate_per_s"),
+            Columns.integer(rs, "period_s"),
+            Columns.integer(rs, "burst"),
+            Columns.integer(rs, "limit"),
+            Columns.integer(rs, "window_s"),
+            Columns.enumOf(Mode.class, rs.getString("mode")),
+            Columns.enumOf(FailMode.class, rs.getString("fail_mode")),
+            Columns.integer(rs, "max_cost"),
+            rs.getLong("version"));
+
+    private final JdbcClient jdbc;
+
+    RuleRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public Optional<Rule> find(String ruleId) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM rules WHERE rule_id = ?")
+                .param(ruleId)
+                .query(RULE)
+                .optional();
+    }
+
+    /** Every rule, or a domain's, ordered by id. */
+    public List<Rule> findAll(String domain) {
+        if (domain == null) {
+            return jdbc.sql("SELECT " + COLUMNS + " FROM rules ORDER BY rule_id").query(RULE).list();
+        }
+        return jdbc.sql("SELECT " + COLUMNS + " FROM rules WHERE domain = ? ORDER BY rule_id").param(domain).query(RULE).list();
+    }
+
+    public void insert(Rule rule) {
+        jdbc.sql("INSERT INTO rules (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                .params(values(rule))
+                .update();
+    }
+
+    /** Replaces every field of the rule; {@code expectedVersion} guards against a writer that skipped the lock. */
+    public void update(Rule rule, long expectedVersion) {
+        Object[] values = values(rule);
+        int updated = jdbc.sql("UPDATE rules SET domain = ?, match_plan = ?, match_route = ?, identity = ?, algorithm = ?,"
+                        + " rate_per_s = ?, period_s = ?, burst = ?, \"limit\" = ?, window_s = ?, mode = ?, fail_mode = ?,"
+                        + " max_cost = ?, version = ? WHERE rule_id = ? AND version = ?")
+                .params(values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8], values[9],
+                        values[10], values[11], values[12], values[13], values[14], rule.id(), expectedVersion)
+                .update();
+        if (updated != 1) {
+            throw new IllegalStateException("rule " + rule.id() + " changed under the store lock");
+        }
+    }
+
+    public void delete(String ruleId) {
+        jdbc.sql("DELETE FROM rules WHERE rule_id = ?").param(ruleId).update();
+    }
+
+    private static Object[] values(Rule rule) {
+        return new Object[] {
+                rule.id(), rule.domain(), rule.match().plan(), rule.match().route(), Columns.text(rule.identity()),
+                Columns.text(rule.algorithm()), rule.ratePerS(), rule.periodS(), rule.burst(), rule.limit(), rule.windowS(),
+                Columns.text(rule.mode()), Columns.text(rule.failMode()), rule.maxCost(), rule.version()
+        };
+    }
+}

@@ -1,0 +1,8 @@
+package dev.tollgate.rules.store;
+
+/**
+ * Published inside a write transaction for each recorded change; listeners take it after commit
+ * ({@code @TransactionalEventListener}), so a rolled-back change wakes nobody and counts nowhere.
+ */
+public record StoreChanged(long revision, Change.Entity entity, Change.Kind kind) {
+}

@@ -1,0 +1,161 @@
+package dev.tollgate.rules.usage;
+
+import dev.tollgate.common.check.CheckRequestValidator;
+import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.RegionBudget;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.algorithm.FixedWindows;
+import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.rules.metrics.RulesMetrics;
+import dev.tollgate.rules.problem.BadRequestException;
+import dev.tollgate.rules.problem.CounterStoreUnavailableException;
+import dev.tollgate.rules.store.OverrideRepository;
+import dev.tollgate.rules.store.RegionBudgetRepository;
+import dev.tollgate.rules.store.RuleRepository;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisFuture;
+import org.springframework.stereotype.Component;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Builds a key's usage: the rules from PostgreSQL, the state of each from Redis, read with the same
+ * key names, overrides and region shares the limiter uses, so what support sees is what the next
+ * check would see. All reads are sent before the first is awaited (they share one slot, one node).
+ */
+@Component
+class UsageReader {
+
+    private final RuleRepository rules;
+    private final OverrideRepository overrides;
+    private final RegionBudgetRepository budgets;
+    private final CounterReader counters;
+    private final String region;
+    private final Clock clock;
+    private final RulesMetrics metrics;
+
+    UsageReader(RuleRepository rules, OverrideRepository overrides, RegionBudgetRepository budgets, CounterReader counters,
+                UsageProperties properties, Clock clock, RulesMetrics metrics) {
+        this.rules = rules;
+        this.overrides = overrides;
+        this.budgets = budgets;
+        this.counters = counters;
+        this.region = properties.region();
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    KeyUsage read(String key, String domain) {
+        checkKey(key);
+        List<Rule> candidates = rules.findAll(domain);
+        List<AccountOverride> keyOverrides = overrides.find(key, null, clock.instant());
+        List<RegionBudget> keyBudgets = budgets.forKey(key);
+        Map<String, AccountOverride> overrideByRule = keyOverrides.stream()
+                .collect(Collectors.toMap(AccountOverride::ruleId, Function.identity()));
+        Map<String, Double> shareByRule = keyBudgets.stream()
+                .filter(b -> b.region().equals(region))
+                .collect(Collectors.toMap(RegionBudget::ruleId, RegionBudget::share));
+        try {
+            long now = counters.nowMs();
+            List<Pending> pending = new ArrayList<>(candidates.size());
+            for (Rule rule : candidates) {
+                AccountOverride override = overrideByRule.get(rule.id());
+                Rule applied = override == null ? rule : rule.withRateAndBurst(override.ratePerS(), override.burst());
+                double share = shareByRule.getOrDefault(rule.id(), 1.0);
+                pending.add(send(key, applied, share, override != null, now));
+            }
+            List<KeyUsage.Limit> limits = new ArrayList<>(pending.size());
+            for (Pending read : pending) {
+                limits.add(read.complete(now));
+            }
+            metrics.usageRead("ok");
+            return new KeyUsage(key, region, Instant.ofEpochMilli(now), limits, keyOverrides, keyBudgets);
+        } catch (CounterStoreUnavailableException e) {
+            metrics.usageRead("unavailable");
+            throw e;
+        }
+    }
+
+    private Pending send(String key, Rule rule, double share, boolean overridden, long now) {
+        return switch (rule.algorithm()) {
+            case TOKEN_BUCKET -> {
+                String redisKey = RedisKeys.limit(key, rule.id());
+                yield new Pending(rule, share, overridden, redisKey, null, counters.bucket(redisKey));
+            }
+            case SLIDING_LOG -> {
+                String redisKey = RedisKeys.limit(key, rule.id());
+                yield new Pending(rule, share, overridden, redisKey, null, counters.logCount(redisKey, now, rule.windowS() * 1000L));
+            }
+            case FIXED_WINDOW -> {
+                // the limiter names windows in one place; ask it rather than repeat the naming here
+                String redisKey = FixedWindows.call(key, List.of(new Spend(rule, share, 1)), now).keys().get(0);
+                // q:{<key>}:<rule>:<window>; the encoded key holds no '}' and a rule id no ':', a window name may
+                String window = redisKey.substring(redisKey.indexOf("}:") + 2 + rule.id().length() + 1);
+                yield new Pending(rule, share, overridden, redisKey, window, counters.windowCount(redisKey));
+            }
+        };
+    }
+
+    /** One read in flight, and how to turn its answer into a {@link KeyUsage.Limit}. */
+    private final class Pending {
+        final Rule rule;
+        final double share;
+        final boolean overridden;
+        final String redisKey;
+        final String window;
+        final RedisFuture<?> reply;
+
+        Pending(Rule rule, double share, boolean overridden, String redisKey, String window, RedisFuture<?> reply) {
+            this.rule = rule;
+            this.share = share;
+            this.overridden = overridden;
+            this.redisKey = redisKey;
+            this.window = window;
+            this.reply = reply;
+        }
+
+        @SuppressWarnings("unchecked")
+        KeyUsage.Limit complete(long now) {
+            Object answer = counters.await(reply);
+            if (rule.algorithm() == Algorithm.TOKEN_BUCKET) {
+                List<KeyValue<String, String>> fields = (List<KeyValue<String, String>>) answer;
+                // the same scaling as the limiter's Spend: the region's share, never below one request
+                long refill = Math.max(1, Math.round(rule.ratePerS() * 1000.0 * share));
+                long burst = Math.max(1000, Math.round(rule.burst() * 1000.0 * share));
+                TokenLevel level = TokenLevel.at(now, number(fields.get(0)), number(fields.get(1)), refill,
+                        rule.periodS() * 1000L, burst);
+                return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, level.stored(),
+                        level.tokens(), level.capacity(), null, level.tokens(), rule.ratePerS(), rule.periodS(), null, null,
+                        share, overridden, null);
+            }
+            long limit = Math.max(1, Math.round(rule.limit() * share));
+            long count = answer == null ? 0 : answer instanceof Long counted ? counted : Long.parseLong(answer.toString());
+            return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, count > 0,
+                    null, limit, count, Math.max(0, limit - count), null, null, rule.windowS(), window, share, overridden, null);
+        }
+    }
+
+    private static Long number(KeyValue<String, String> field) {
+        return field.hasValue() ? Long.valueOf(field.getValue()) : null;
+    }
+
+    private static void checkKey(String key) {
+        if (key.isEmpty() || key.getBytes(StandardCharsets.UTF_8).length > CheckRequestValidator.MAX_KEY_BYTES) {
+            throw new BadRequestException("key must be 1 to " + CheckRequestValidator.MAX_KEY_BYTES + " bytes in UTF-8");
+        }
+        for (int i = 0; i < key.length(); i++) {
+            if (Character.isISOControl(key.charAt(i))) {
+                throw new BadRequestException("key must not contain control characters");
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.tollgate.rules;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.JsonNode;
+
+import java.util.stream.Stream;
+
+import static dev.tollgate.rules.RuleApiIT.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+/** The 401 / 403 / 428 matrix: which token may call what, and how a refusal reads. */
+class SecurityIT extends ServiceTestBase {
+
+    private static final String RULE = "security-matrix";
+
+    @BeforeEach
+    void rule() {
+        if (api.get("/v1/rules/" + RULE).status == 404) {
+            api.put("/v1/rules/" + RULE, tokenBucket("public-api", 100, 200));
+        }
+    }
+
+    enum Call {
+        LIST_RULES("GET", "/v1/rules", null, TestTokens.READ),
+        READ_RULE("GET", "/v1/rules/" + RULE, null, TestTokens.READ),
+        READ_VERSIONS("GET", "/v1/rules/" + RULE + "/versions", null, TestTokens.READ),
+        LIST_OVERRIDES("GET", "/v1/overrides", null, TestTokens.READ),
+        USAGE("GET", "/v1/keys/acct_1/usage", null, TestTokens.READ),
+        WATCH("GET", "/v1/watch", null, TestTokens.WATCH),
+        API_DOCS("GET", "/v3/api-docs", null, TestTokens.READ),
+        PROMETHEUS("GET", "/actuator/prometheus", null, TestTokens.READ),
+        // writes whose body would fail later: authorization is decided first, so 422/428 mean "let in"
+        PUT_RULE("PUT", "/v1/rules/" + RULE, "{\"domain\":\"public-api\",\"match\":{\"plan\":\"growth\"},"
+                + "\"algorithm\":\"token_bucket\",\"rate_per_s\":100,\"burst\":200}", TestTokens.ADMIN),
+        DELETE_RULE("DELETE", "/v1/rules/" + RULE, null, TestTokens.ADMIN),
+        SHADOW("POST", "/v1/rules/" + RULE + ":shadow", null, TestTokens.ADMIN),
+        POST_OVERRIDE("POST", "/v1/overrides", "{\"account_id\":\"a\",\"rule_id\":\"" + RULE + "\"}", TestTokens.ADMIN),
+        DELETE_OVERRIDE("DELETE", "/v1/overrides/a/" + RULE, null, TestTokens.ADMIN);
+
+        final String method;
+        final String path;
+        final String body;
+        final String scope;
+
+        Call(String method, String path, String body, String scope) {
+            this.method = method;
+            this.path = path;
+            this.body = body;
+            this.scope = scope;
+        }
+    }
+
+    static Stream<Arguments> calls() {
+        return Stream.of(Call.values()).map(Arguments::of);
+    }
+
+    @ParameterizedTest
+    @MethodSource("calls")
+    void withoutATokenIs401(Call call) {
+        Api.Response response = send(api.as(null), call);
+
+        assertProblem(response, 401, "unauthorized");
+        assertThat(response.header("WWW-Authenticate")).hasValueSatisfying(value -> assertThat(value).startsWith("Bearer"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("calls")
+    void withAnExpiredOrForeignOrGarbageTokenIs401(Call call) {
+        assertProblem(send(api.as(TestTokens.expired("alice", call.scope)), call), 401, "unauthorized");
+        assertProblem(send(api.as(TestTokens.signedByStranger("alice", call.scope)), call), 401, "unauthorized");
+        assertProblem(send(api.as("not-a-jwt"), call), 401, "unauthorized");
+    }
+
+    @ParameterizedTest
+    @MethodSource("calls")
+    void withTheWrongScopeIs403NamingTheRightOne(Call call) {
+        String[] others = Stream.of(TestTokens.ADMIN, TestTokens.READ, TestTokens.WATCH).filter(s -> !s.equals(call.scope)).toArray(String[]::new);
+
+        Api.Response response = send(api.as(TestTokens.token("mallory", others)), call);
+
+        assertProblem(response, 403, "forbidden");
+        assertThat(response.json().get("required_scope").asString()).isEqualTo(call.scope);
+    }
+
+    @ParameterizedTest
+    @MethodSource("calls")
+    void withTheRightScopeIsLetIn(Call call) {
+        Api.Response response = send(api.as(TestTokens.token("carol", call.scope)), call);
+
+        assertThat(response.status).as(response.toString()).isNotIn(401, 403);
+        assertThat(response.status).as(response.toString()).isLessThan(500);
+    }
+
+    @Test
+    void healthNeedsNoToken() {
+        Api.Response health = api.as(null).get("/actuator/health");
+
+        assertThat(health.status).isEqualTo(200);
+        assertThat(health.json().get("status").asString()).isEqualTo("UP");
+    }
+
+    @Test
+    void aChangeToAnExistingRuleWithoutIfMatchIs428EvenForAnAdmin() {
+        Api.Response response = send(api.as(TestTokens.token("carol", TestTokens.ADMIN)), Call.PUT_RULE);
+
+        assertProblem(response, 428, "precondition_required");
+    }
+
+    @Test
+    void theApiDocumentDescribesTheCustomMethods() {
+        Api.Response docs = api.get("/v3/api-docs");
+
+        assertThat(docs.status).isEqualTo(200);
+        assertThat(docs.json().get("paths").propertyNames())
+                .contains("/v1/rules/{id}", "/v1/rules/{id}:shadow", "/v1/rules/{id}:enforce", "/v1/rules/{id}/versions",
+                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/watch");
+        JsonNode rule = docs.json().get("components").get("schemas").get("Rule").get("properties");
+        assertThat(rule.propertyNames()).contains("rate_per_s", "fail_mode", "max_cost");
+        assertThat(rule.get("algorithm").get("enum").get(0).asString()).isEqualTo("token_bucket");
+    }
+
+    @Test
+    void metricsAreExposedToAReaderUnderTheTollgatePrefix() {
+        api.put("/v1/rules/" + uniqueId("m"), tokenBucket("public-api", 1, 1));
+
+        Api.Response metrics = api.as(TestTokens.token("prometheus", TestTokens.READ)).get("/actuator/prometheus");
+
+        assertThat(metrics.status).isEqualTo(200);
+        assertThat(metrics.body).contains("tollgate_rules_changes_total{", "entity=\"rule\"", "kind=\"create\"",
+                "tollgate_rules_watch_waiters", "tollgate_rules_watch_revision");
+    }
+
+    private static Api.Response send(Api client, Call call) {
+        Api.Request request = client.request(call.method, call.path);
+        if (call.body != null) {
+            request.body(call.body);
+        }
+        return request.send();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.tollgate.rules;
+
+import dev.tollgate.testsupport.postgres.Postgres;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Configurations the service must refuse to start with, rather than run unprotected. */
+class StartupRefusalIT {
+
+    @Test
+    void refusesAStaticTokenOutsideTheDevProfile() {
+        assertThatThrownBy(() -> start("tollgate.security.dev-token=leaked-into-prod",
+                "spring.security.oauth2.resourceserver.jwt.public-key-location=" + TestTokens.publicKeyLocation()))
+                .hasStackTraceContaining("tollgate.security.dev-token is set but the 'dev' profile is not active");
+    }
+
+    @Test
+    void refusesToStartWithNoWayToCheckTokens() {
+        assertThatThrownBy(() -> start()).hasStackTraceContaining("no way to check bearer tokens");
+    }
+
+    private static void start(String... extra) {
+        Postgres postgres = Postgres.shared();
+        // command-line arguments: above application.yml, as an operator's settings would be
+        List<String> arguments = new ArrayList<>(List.of(
+                "--server.port=0",
+                "--spring.datasource.url=" + postgres.newDatabase("rules_refused"),
+                "--spring.datasource.username=" + postgres.username(),
+                "--spring.datasource.password=" + postgres.password(),
+                "--tollgate.usage.redis.seeds="));
+        for (String property : extra) {
+            arguments.add("--" + property);
+        }
+        new SpringApplicationBuilder(RulesServiceApplication.class).run(arguments.toArray(String[]::new)).close();
+    }
+}

@@ -1,0 +1,136 @@
+package dev.tollgate.rules;
+
+import dev.tollgate.testsupport.postgres.Postgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.time.Duration;
+
+import static dev.tollgate.rules.RuleApiIT.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * PostgreSQL going away: on a private server this test stops and starts. Writes answer 503 and leave
+ * nothing behind, even when the connection dies between a rule's row and its history row; the service
+ * recovers on its own when the server is back.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
+class StoreOutageIT {
+
+    private static final Postgres POSTGRES = Postgres.startPrivate();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    JdbcClient jdbc;
+
+    Api api;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", POSTGRES::jdbcUrl);
+        registry.add("spring.datasource.username", POSTGRES::username);
+        registry.add("spring.datasource.password", POSTGRES::password);
+        registry.add("spring.datasource.hikari.connection-timeout", () -> "1000");
+        registry.add("spring.security.oauth2.resourceserver.jwt.public-key-location", TestTokens::publicKeyLocation);
+        registry.add("tollgate.watch.timeout", () -> "1500ms");
+        registry.add("tollgate.watch.poll", () -> "50ms");
+        registry.add("tollgate.usage.redis.seeds", () -> "");
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        POSTGRES.close();
+    }
+
+    @BeforeEach
+    void client() {
+        api = new Api(port, TestTokens.all("alice"));
+    }
+
+    @Test
+    void answers503WhilePostgresIsDownLeavesNothingAndRecoversByItself() {
+        String kept = ServiceTestBase.uniqueId("kept");
+        assertThat(api.put("/v1/rules/" + kept, ServiceTestBase.tokenBucket("public-api", 100, 200)).status).isEqualTo(201);
+        long revision = api.get("/v1/watch").json().get("revision").asLong();
+        String lost = ServiceTestBase.uniqueId("lost");
+
+        POSTGRES.stop();
+        try {
+            long started = System.nanoTime();
+            Api.Response create = api.put("/v1/rules/" + lost, ServiceTestBase.tokenBucket("public-api", 100, 200));
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+            assertProblem(create, 503, "store_unavailable");
+            assertThat(create.json().get("store").asString()).isEqualTo("rules");
+            assertThat(create.header("Retry-After")).isPresent();
+            assertProblem(api.request("PUT", "/v1/rules/" + kept).ifMatch(1)
+                    .body(ServiceTestBase.tokenBucket("public-api", 1, 200)).send(), 503, "store_unavailable");
+            assertProblem(api.post("/v1/overrides", ValidationIT.override("acct_1", kept, 5, 5, null)), 503, "store_unavailable");
+            assertProblem(api.get("/v1/rules/" + kept), 503, "store_unavailable");
+            assertProblem(api.get("/v1/watch?since=" + revision), 503, "store_unavailable");
+            assertThat(api.as(null).get("/actuator/health/liveness").status).isEqualTo(200);
+        } finally {
+            POSTGRES.start();
+        }
+
+        Api.Response created = retryUntilNot503(() -> api.put("/v1/rules/" + lost, ServiceTestBase.tokenBucket("public-api", 100, 200)));
+        assertThat(created.status).isEqualTo(201);
+        assertThat(api.get("/v1/rules/" + kept).json().get("rate_per_s").asInt()).as("the replace during the outage left nothing").isEqualTo(100);
+        assertThat(api.get("/v1/rules/" + kept + "/versions").json()).hasSize(1);
+        assertThat(api.get("/v1/rules/" + lost + "/versions").json()).hasSize(1);
+        assertThat(api.get("/v1/watch?since=" + revision).status).isEqualTo(200);
+    }
+
+    @Test
+    void aConnectionLostBetweenTheRuleAndItsHistoryRowLeavesNeither() {
+        // a test-only trigger: the session kills itself after the rule row is written, before its history row is
+        jdbc.sql("""
+                CREATE OR REPLACE FUNCTION test_lose_connection() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_terminate_backend(pg_backend_pid());
+                    PERFORM pg_sleep(5);
+                    RETURN NEW;
+                END $$""").update();
+        jdbc.sql("CREATE OR REPLACE TRIGGER test_lose_connection BEFORE INSERT ON rule_history FOR EACH ROW"
+                + " WHEN (NEW.rule_id LIKE 'doomed-%') EXECUTE FUNCTION test_lose_connection()").update();
+        long revision = jdbc.sql("SELECT revision FROM store_revision").query(Long.class).single();
+        String doomed = ServiceTestBase.uniqueId("doomed");
+        try {
+            Api.Response refused = api.put("/v1/rules/" + doomed, ServiceTestBase.tokenBucket("public-api", 100, 200));
+
+            assertProblem(refused, 503, "store_unavailable");
+            assertThat(jdbc.sql("SELECT count(*) FROM rules WHERE rule_id = ?").param(doomed).query(Long.class).single()).isZero();
+            assertThat(jdbc.sql("SELECT count(*) FROM rule_history WHERE rule_id = ?").param(doomed).query(Long.class).single()).isZero();
+            assertThat(jdbc.sql("SELECT revision FROM store_revision").query(Long.class).single()).isEqualTo(revision);
+            assertThat(api.put("/v1/rules/" + ServiceTestBase.uniqueId("fine"), ServiceTestBase.tokenBucket("public-api", 1, 1)).status)
+                    .as("the pool replaced the dead connection").isEqualTo(201);
+        } finally {
+            jdbc.sql("DROP TRIGGER test_lose_connection ON rule_history").update();
+        }
+    }
+
+    private static Api.Response retryUntilNot503(java.util.function.Supplier<Api.Response> call) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Api.Response response = call.get();
+        while (response.status == 503 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            response = call.get();
+        }
+        return response;
+    }
+}

@@ -1,0 +1,155 @@
+package dev.tollgate.rules;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The long-poll feed pods follow: at once when the store moved past {@code since}, else 304 after the timeout (1.5 s here). */
+class WatchIT extends ServiceTestBase {
+
+    @Test
+    void withoutSinceAnswersTheWholeSnapshotAtOnce() {
+        String id = uniqueId("w");
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 100, 200));
+
+        Api.Response feed = api.get("/v1/watch");
+
+        assertThat(feed.status).isEqualTo(200);
+        JsonNode snapshot = feed.json();
+        assertThat(snapshot.propertyNames()).containsExactlyInAnyOrder("revision", "rules", "overrides", "region_budgets");
+        assertThat(snapshot.get("revision").asLong()).isGreaterThanOrEqualTo(storeRevision() - 1);
+        assertThat(feed.etag()).isEqualTo("\"" + snapshot.get("revision").asLong() + "\"");
+        assertThat(feed.header("Cache-Control")).contains("no-store");
+        JsonNode rule = find(snapshot.get("rules"), "id", id);
+        assertThat(rule.get("rate_per_s").asInt()).isEqualTo(100);
+        assertThat(rule.get("version").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void answersAtOnceWhenTheStoreIsPastSince() {
+        api.put("/v1/rules/" + uniqueId("w"), tokenBucket("public-api", 100, 200));
+        long revision = storeRevision();
+
+        long started = System.nanoTime();
+        Api.Response feed = api.get("/v1/watch?since=" + (revision - 1));
+
+        assertThat(feed.status).isEqualTo(200);
+        assertThat(feed.json().get("revision").asLong()).isEqualTo(revision);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(1000));
+    }
+
+    @Test
+    void answers304AfterTheTimeoutWhenNothingChanges() {
+        long revision = currentFeedRevision();
+
+        long started = System.nanoTime();
+        Api.Response feed = api.get("/v1/watch?since=" + revision);
+        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(feed.status).isEqualTo(304);
+        assertThat(feed.body).isEmpty();
+        assertThat(waited).isBetween(Duration.ofMillis(1300), Duration.ofMillis(4000));
+    }
+
+    @Test
+    void wakesAWaitingWatchAsSoonAsARuleIsWritten() {
+        long revision = currentFeedRevision();
+        CompletableFuture<Api.Response> waiting = api.request("GET", "/v1/watch?since=" + revision).sendAsync();
+        sleep(300);
+        assertThat(waiting).isNotDone();
+        String id = uniqueId("w");
+
+        long written = System.nanoTime();
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 7, 7));
+        Api.Response feed = waiting.join();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - written)).isLessThan(Duration.ofMillis(1000));
+        assertThat(feed.status).isEqualTo(200);
+        assertThat(feed.json().get("revision").asLong()).isGreaterThan(revision);
+        assertThat(find(feed.json().get("rules"), "id", id)).isNotNull();
+    }
+
+    @Test
+    void wakesOnAChangeMadeDirectlyInTheStoreAsTheRebalancerWould() {
+        String id = uniqueId("w");
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 100, 200));
+        long revision = currentFeedRevision();
+        CompletableFuture<Api.Response> waiting = api.request("GET", "/v1/watch?since=" + revision).sendAsync();
+        sleep(200);
+
+        // no advance_revision() call: the table's trigger must bump the revision on its own
+        jdbc.sql("INSERT INTO region_budgets (rule_id, limit_key, region, share) VALUES (?, 'acct_7Q2', 'eu-west', 0.27)")
+                .param(id).update();
+        Api.Response feed = waiting.join();
+
+        assertThat(feed.status).isEqualTo(200);
+        JsonNode budget = find(feed.json().get("region_budgets"), "rule_id", id);
+        assertThat(budget.propertyNames()).containsExactlyInAnyOrder("rule_id", "limit_key", "region", "share", "updated_at");
+        assertThat(budget.get("share").asDouble()).isEqualTo(0.27);
+        assertThat(budget.get("region").asString()).isEqualTo("eu-west");
+    }
+
+    @Test
+    void anOverrideThatHasExpiredIsNotInTheActiveSet() {
+        String id = uniqueId("w");
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 100, 200));
+        Instant expiry = clock.instant().plusSeconds(60).truncatedTo(ChronoUnit.MICROS);
+        api.post("/v1/overrides", ValidationIT.override("acct_launch", id, 1000, 2000, expiry.toString()));
+        api.post("/v1/overrides", ValidationIT.override("acct_forever", id, 300, 600, null));
+
+        JsonNode before = api.get("/v1/watch").json();
+        JsonNode launch = find(before.get("overrides"), "account_id", "acct_launch", "rule_id", id);
+        assertThat(launch.propertyNames()).containsExactlyInAnyOrder("account_id", "rule_id", "rate_per_s", "burst", "expires_at", "reason");
+        assertThat(Instant.parse(launch.get("expires_at").asString())).isEqualTo(expiry);
+
+        clock.advance(Duration.ofSeconds(61));
+
+        JsonNode after = api.get("/v1/watch").json();
+        assertThat(find(after.get("overrides"), "account_id", "acct_launch", "rule_id", id)).isNull();
+        assertThat(find(after.get("overrides"), "account_id", "acct_forever", "rule_id", id)).isNotNull();
+        assertThat(api.get("/v1/overrides?rule_id=" + id).json().findValuesAsString("account_id")).containsExactly("acct_forever");
+        assertThat(api.get("/v1/overrides?rule_id=" + id + "&include_expired=true").json()).hasSize(2);
+    }
+
+    private long currentFeedRevision() {
+        // wait until this instance's poller has caught up with the store, so `since` is really "now"
+        long revision = storeRevision();
+        for (int i = 0; i < 100; i++) {
+            long served = api.get("/v1/watch").json().get("revision").asLong();
+            if (served == revision) {
+                return served;
+            }
+            sleep(20);
+            revision = storeRevision();
+        }
+        throw new AssertionError("the feed never caught up with revision " + revision);
+    }
+
+    static JsonNode find(JsonNode array, String... fieldsAndValues) {
+        for (JsonNode element : array) {
+            boolean matches = true;
+            for (int i = 0; i < fieldsAndValues.length; i += 2) {
+                JsonNode value = element.get(fieldsAndValues[i]);
+                matches &= value != null && value.asString().equals(fieldsAndValues[i + 1]);
+            }
+            if (matches) {
+                return element;
+            }
+        }
+        return null;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.tollgate.rules.problem;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StoreFailuresTest {
+
+    @Test
+    void aPoolThatCannotConnectIsAnOutage() {
+        assertThat(StoreFailures.isUnavailable(new CannotCreateTransactionException("no connection",
+                new SQLTransientConnectionException("HikariPool-1 - Connection is not available")))).isTrue();
+        assertThat(StoreFailures.isUnavailable(new CannotGetJdbcConnectionException("no connection"))).isTrue();
+    }
+
+    @Test
+    void aServerShuttingDownOrAConnectionLostMidStatementIsAnOutage() {
+        assertThat(StoreFailures.isUnavailable(new UncategorizedSQLException("insert", "INSERT",
+                new SQLException("terminating connection due to administrator command", "57P01")))).isTrue();
+        assertThat(StoreFailures.isUnavailable(new UncategorizedSQLException("insert", "INSERT",
+                new SQLException("An I/O error occurred while sending to the backend.", "08006")))).isTrue();
+    }
+
+    @Test
+    void aFailedRollbackAfterALostConnectionIsAnOutage() {
+        TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed", new SQLException("Connection is closed"));
+        rollback.initApplicationException(new DataAccessResourceFailureException("I/O error",
+                new SQLException("An I/O error occurred while sending to the backend.", "08006")));
+
+        assertThat(StoreFailures.isUnavailable(rollback)).isTrue();
+        assertThat(StoreFailures.isUnavailable(new TransactionSystemException("commit failed"))).isFalse();
+    }
+
+    @Test
+    void aConstraintViolationIsABugNotAnOutage() {
+        assertThat(StoreFailures.isUnavailable(new DataIntegrityViolationException("check",
+                new SQLException("new row violates check constraint", "23514")))).isFalse();
+        assertThat(StoreFailures.isUnavailable(new IllegalStateException("bug"))).isFalse();
+    }
+}
