@@ -21,6 +21,7 @@ import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.store.CounterStore;
 import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.limiter.usage.UsageSink;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Timer;
 
@@ -56,12 +57,14 @@ public final class Limiter {
     private final ShardBreakers breakers;
     private final FailModes failModes;
     private final Clock clock;
+    private final UsageSink usage;
 
     private Limiter(Builder builder) {
         this.rules = builder.rules;
         this.store = builder.store;
         this.metrics = builder.metrics;
         this.clock = builder.clock;
+        this.usage = builder.usage;
         this.validator = new CheckRequestValidator(builder.settings.maxEntries());
         FallbackBuckets fallback = new FallbackBuckets(builder.nanoTime);
         this.breakers = new ShardBreakers(builder.settings.breaker(), builder.clock, builder.metrics.registry(), fallback::drop);
@@ -97,6 +100,7 @@ public final class Limiter {
         return CompletableFuture.allOf(calls).thenApply(done -> {
             CheckResponse response = CheckResponse.of(Arrays.asList(results));
             metrics.checked(sample, response.verdict());
+            recordUsage(entries, results);
             return response;
         });
     }
@@ -172,6 +176,16 @@ public final class Limiter {
         });
     }
 
+    /** Admitted spends of enforced rules, for the region's usage report (shadow and unknown rules spend nothing real). */
+    private void recordUsage(List<CheckEntry> entries, EntryResult[] results) {
+        for (int i = 0; i < results.length; i++) {
+            EntryResult result = results[i];
+            if (result.verdict() == Verdict.ALLOW && result.unknownRule() == null && result.shadow() == null) {
+                usage.admitted(result.rule(), entries.get(i).key(), entries.get(i).costValue());
+            }
+        }
+    }
+
     private static ScriptCall callFor(KeyGroup group, long nowMs) {
         Algorithm algorithm = group.id().algorithm();
         return switch (algorithm) {
@@ -221,6 +235,7 @@ public final class Limiter {
         private Clock clock = Clock.systemUTC();
         private LongSupplier nanoTime = System::nanoTime;
         private IntSupplier livePods = () -> 1;
+        private UsageSink usage = UsageSink.NONE;
 
         private Builder(RuleBook rules, CounterStore store) {
             this.rules = rules;
@@ -252,6 +267,12 @@ public final class Limiter {
         /** The live pods of the region, which size fallback buckets and leases. */
         public Builder livePods(IntSupplier value) {
             this.livePods = value;
+            return this;
+        }
+
+        /** Told of every admitted entry, to report the region's usage. */
+        public Builder usage(UsageSink value) {
+            this.usage = value;
             return this;
         }
 

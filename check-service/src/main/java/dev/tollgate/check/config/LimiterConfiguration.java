@@ -1,18 +1,30 @@
 package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.RulesFile;
+import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
+import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.StringUtils;
 
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
 /** Assembles the engine: the region's Redis Cluster, the rules, and the metrics registry. */
@@ -28,8 +40,22 @@ class LimiterConfiguration {
 
     @Bean
     RuleBook ruleBook(CheckProperties properties) {
+        if (properties.rules().watched()) {
+            return new SnapshotRuleBook(Clock.systemUTC(), properties.region().name(), properties.region().defaultShare());
+        }
         String file = properties.rules().file();
         return new StaticRuleBook(file == null || file.isBlank() ? List.of() : RulesFile.read(Path.of(file)));
+    }
+
+    /** Only when rules come from rules-service: watches its feed and keeps the last good snapshot. */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @Conditional(RulesServiceConfigured.class)
+    RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, JsonMapper json, MeterRegistry registry) {
+        CheckProperties.Rules rules = properties.rules();
+        Path snapshot = Path.of(rules.snapshotFile() == null || rules.snapshotFile().isBlank()
+                ? "tollgate-rules-snapshot.json" : rules.snapshotFile());
+        return new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(rules.serviceUrl()), rules.token(), snapshot, Duration.ofSeconds(35)),
+                (SnapshotRuleBook) ruleBook, json, registry);
     }
 
     @Bean
@@ -43,5 +69,14 @@ class LimiterConfiguration {
                 .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings()))
                 .metrics(metrics)
                 .build();
+    }
+
+    /** True when {@code tollgate.rules.service-url} names a rules-service (an empty value means the static file). */
+    static final class RulesServiceConfigured implements Condition {
+
+        @Override
+        public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return StringUtils.hasText(context.getEnvironment().getProperty("tollgate.rules.service-url"));
+        }
     }
 }

@@ -2,9 +2,13 @@ package dev.tollgate.common.validation;
 
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleSnapshot;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -45,6 +49,36 @@ public final class RuleValidator {
             checkTokenBucket(rule, violations);
         } else {
             checkCountPerWindow(rule, violations);
+        }
+        return violations;
+    }
+
+    /**
+     * Checks a whole snapshot as a pod receives it: every rule, every override against its rule, every
+     * region share. A pod applies a snapshot only when this finds nothing, and keeps its last good one
+     * otherwise, so a rule that slipped past rules-service is still never enforced.
+     */
+    public List<Violation> validate(RuleSnapshot snapshot) {
+        List<Violation> violations = new ArrayList<>();
+        Map<String, Rule> byId = new HashMap<>();
+        for (Rule rule : snapshot.rules()) {
+            for (Violation v : validate(rule)) {
+                violations.add(new Violation("rules[" + rule.id() + "]." + v.field(), v.message()));
+            }
+            if (byId.put(rule.id(), rule) != null) {
+                violations.add(new Violation("rules[" + rule.id() + "]", "appears twice"));
+            }
+        }
+        for (AccountOverride override : snapshot.overrides()) {
+            for (Violation v : validate(override, byId.get(override.ruleId()))) {
+                violations.add(new Violation("overrides[" + override.accountId() + "/" + override.ruleId() + "]." + v.field(), v.message()));
+            }
+        }
+        for (RegionBudget budget : snapshot.regionBudgets()) {
+            if (!(budget.share() > 0 && budget.share() <= 1)) {
+                violations.add(new Violation("region_budgets[" + budget.ruleId() + "/" + budget.limitKey() + "/" + budget.region() + "].share",
+                        "must be in (0, 1], was " + budget.share()));
+            }
         }
         return violations;
     }

@@ -1,0 +1,185 @@
+package dev.tollgate.check.rules;
+
+import dev.tollgate.common.rule.RuleSnapshot;
+import dev.tollgate.common.validation.RuleValidator;
+import dev.tollgate.common.validation.Violation;
+import dev.tollgate.limiter.rules.SnapshotRuleBook;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed from the last
+ * revision it holds, checks every snapshot with the shared validator, and applies a good one at once.
+ *
+ * <p>A rules outage never blocks traffic: the pod goes on with its last good snapshot, which is also
+ * saved to local disk so that a pod restarted while rules-service is down still enforces its rules.
+ * A snapshot that fails validation is refused whole and counted; the pod keeps the one before it.
+ */
+public final class RulesWatcher implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RulesWatcher.class);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+
+    private final WatchSettings settings;
+    private final SnapshotRuleBook rules;
+    private final JsonMapper json;
+    private final HttpClient http;
+    private final RuleValidator validator = new RuleValidator();
+    private final Counter rejected;
+    private final Counter errors;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    /**
+     * @param serviceUrl   rules-service's base URL, e.g. {@code http://rules-service:8081}
+     * @param token        a bearer token with scope {@code ratelimit:watch}
+     * @param snapshotFile where the last good snapshot is kept across restarts
+     * @param pollTimeout  how long one watch may wait (the feed answers within ~25 s)
+     */
+    public record WatchSettings(URI serviceUrl, String token, Path snapshotFile, Duration pollTimeout) {
+    }
+
+    public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, JsonMapper json, MeterRegistry registry) {
+        this.settings = settings;
+        this.rules = rules;
+        this.json = json;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        this.rejected = Counter.builder("tollgate.rules.snapshots.rejected")
+                .description("Snapshots refused by the pod's own validation; the last good one stays in force")
+                .register(registry);
+        this.errors = Counter.builder("tollgate.rules.watch.errors")
+                .description("Watch calls that failed (rules-service down, bad answer)")
+                .register(registry);
+        Gauge.builder("tollgate.rules.revision", rules, SnapshotRuleBook::revision)
+                .description("Revision of the rules snapshot in force")
+                .register(registry);
+        loadSaved();
+        this.thread = new Thread(this::watch, "rules-watcher");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    private void loadSaved() {
+        Path file = settings.snapshotFile();
+        if (file == null || !Files.isReadable(file)) {
+            return;
+        }
+        try {
+            RuleSnapshot saved = json.readValue(file.toFile(), RuleSnapshot.class);
+            if (accept(saved, "saved snapshot " + file)) {
+                log.info("enforcing the saved rules snapshot at revision {} until rules-service answers", saved.revision());
+            }
+        } catch (JacksonException e) {
+            log.warn("ignoring the unreadable saved rules snapshot {}: {}", file, e.getOriginalMessage());
+        }
+    }
+
+    private void watch() {
+        Duration backoff = Duration.ofMillis(200);
+        while (running) {
+            try {
+                pollOnce();
+                backoff = Duration.ofMillis(200);
+            } catch (IOException | RuntimeException e) {
+                errors.increment();
+                log.debug("watching rules failed: {}", e.toString());
+                sleep(backoff);
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** One long poll: apply what it brings, or nothing when the feed timed out with no change (304). */
+    void pollOnce() throws IOException, InterruptedException {
+        long since = rules.revision();
+        URI uri = settings.serviceUrl().resolve("/v1/watch" + (since >= 0 ? "?since=" + since : ""));
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+                .timeout(settings.pollTimeout())
+                .header("Accept", "application/json");
+        if (settings.token() != null && !settings.token().isBlank()) {
+            request.header("Authorization", "Bearer " + settings.token());
+        }
+        HttpResponse<byte[]> response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (response.statusCode() == 304) {
+            return;
+        }
+        if (response.statusCode() != 200) {
+            throw new IOException("watch answered " + response.statusCode());
+        }
+        RuleSnapshot snapshot = json.readValue(response.body(), RuleSnapshot.class);
+        if (snapshot.revision() != since && accept(snapshot, "revision " + snapshot.revision())) {
+            save(response.body());
+        }
+    }
+
+    private boolean accept(RuleSnapshot snapshot, String what) {
+        List<Violation> violations = validator.validate(snapshot);
+        if (!violations.isEmpty()) {
+            rejected.increment();
+            log.error("refusing rules {}: {}; still enforcing revision {}", what, violations, rules.revision());
+            return false;
+        }
+        rules.apply(snapshot);
+        log.info("enforcing rules {} ({} rules, {} overrides, {} budgets)", what,
+                snapshot.rules().size(), snapshot.overrides().size(), snapshot.regionBudgets().size());
+        return true;
+    }
+
+    /** Written beside the target and moved over it, so a crash never leaves half a snapshot. */
+    private void save(byte[] body) {
+        Path file = settings.snapshotFile();
+        if (file == null) {
+            return;
+        }
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path temp = Files.createTempFile(dir, ".rules-", ".tmp");
+            Files.write(temp, body);
+            try {
+                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            log.warn("could not save the rules snapshot to {}: {}", file, e.getMessage());
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+    }
+}

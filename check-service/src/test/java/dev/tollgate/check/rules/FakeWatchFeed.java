@@ -1,0 +1,76 @@
+package dev.tollgate.check.rules;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A protocol peer for the watch feed (rules-service's {@code GET /v1/watch}): answers at once when its
+ * revision differs from {@code since}, else 304 after a short wait. The real rules-service is exercised
+ * end to end in dev-stack; here the test controls exactly which snapshot a pod is offered.
+ */
+final class FakeWatchFeed implements AutoCloseable {
+
+    private final HttpServer server;
+    private final AtomicReference<String> snapshot = new AtomicReference<>();
+    private final AtomicInteger revision = new AtomicInteger(-1);
+    private volatile String lastAuthorization;
+
+    FakeWatchFeed() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/v1/watch", this::watch);
+        server.start();
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    void publish(int newRevision, String snapshotJson) {
+        snapshot.set(snapshotJson);
+        revision.set(newRevision);
+    }
+
+    String lastAuthorization() {
+        return lastAuthorization;
+    }
+
+    private void watch(HttpExchange exchange) throws IOException {
+        lastAuthorization = exchange.getRequestHeaders().getFirst("Authorization");
+        String query = exchange.getRequestURI().getQuery();
+        long since = query != null && query.startsWith("since=") ? Long.parseLong(query.substring(6)) : -1;
+        long deadline = System.currentTimeMillis() + 500;
+        while (revision.get() == since || revision.get() < 0) {
+            if (System.currentTimeMillis() > deadline) {
+                exchange.sendResponseHeaders(304, -1);
+                exchange.close();
+                return;
+            }
+            sleep();
+        }
+        byte[] body = snapshot.get().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, body.length);
+        exchange.getResponseBody().write(body);
+        exchange.close();
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tollgate.check.rules;
+
+import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A pod on rules-service's watch feed: applies a good snapshot, refuses a bad one and keeps serving
+ * the last good rules, and after a restart with rules-service down still serves its saved snapshot.
+ */
+class RulesWatchIT {
+
+    private static final String GOOD = """
+            {"revision": 1, "rules": [{"id": "feed-rule", "domain": "public-api", "match": {"plan": "growth"},
+              "algorithm": "token_bucket", "rate_per_s": 1, "period_s": 60, "burst": 2, "mode": "enforce",
+              "fail_mode": "open", "max_cost": 1, "version": 1}], "overrides": [], "region_budgets": []}""";
+    private static final String RATE_ZERO = GOOD.replace("\"revision\": 1", "\"revision\": 2").replace("\"rate_per_s\": 1", "\"rate_per_s\": 0");
+
+    private static Path snapshotDir;
+
+    @BeforeAll
+    static void dir() throws IOException {
+        snapshotDir = Files.createTempDirectory("tollgate-watch-it");
+    }
+
+    @AfterAll
+    static void clean() throws IOException {
+        try (var files = Files.walk(snapshotDir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Test
+    void appliesAGoodSnapshotRefusesABadOneAndSurvivesARestartWithTheFeedDown() throws Exception {
+        Path snapshotFile = snapshotDir.resolve("rules.json");
+        String key = "acct_" + UUID.randomUUID();
+        try (FakeWatchFeed feed = new FakeWatchFeed()) {
+            try (ConfigurableApplicationContext pod = startPod(feed.url(), snapshotFile)) {
+                WebTestClient http = client(pod);
+                // before any snapshot, the rule is unknown (allowed and flagged)
+                check(http, key).jsonPath("$.entries[0].unknown_rule").isEqualTo(true);
+
+                feed.publish(1, GOOD);
+                await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                        check(http, key).jsonPath("$.entries[0].unknown_rule").doesNotExist());
+                assertThat(feed.lastAuthorization()).isEqualTo("Bearer watch-token");
+                check(http, key).jsonPath("$.verdict").isEqualTo("allow");
+                check(http, key).jsonPath("$.verdict").isEqualTo("deny");
+                assertThat(snapshotFile).exists();
+
+                feed.publish(2, RATE_ZERO);
+                MeterRegistry registry = pod.getBean(MeterRegistry.class);
+                await().atMost(Duration.ofSeconds(5)).until(() -> registry.counter("tollgate.rules.snapshots.rejected").count() >= 1);
+                assertThat(registry.get("tollgate.rules.revision").gauge().value()).isEqualTo(1);
+                // still the last good rule: known, and its bucket still empty
+                check(http, key).jsonPath("$.entries[0].unknown_rule").doesNotExist().jsonPath("$.verdict").isEqualTo("deny");
+            }
+        }
+        // a restart while rules-service is down: the saved snapshot is enforced at once
+        try (ConfigurableApplicationContext pod = startPod("http://127.0.0.1:" + closedPort(), snapshotFile)) {
+            WebTestClient http = client(pod);
+            check(http, key).jsonPath("$.entries[0].unknown_rule").doesNotExist().jsonPath("$.verdict").isEqualTo("deny");
+            check(http, "acct_" + UUID.randomUUID()).jsonPath("$.verdict").isEqualTo("allow");
+        }
+    }
+
+    private static ConfigurableApplicationContext startPod(String feedUrl, Path snapshotFile) {
+        return new SpringApplicationBuilder(CheckServiceApplication.class)
+                .web(WebApplicationType.REACTIVE)
+                .run("--server.port=0",
+                        "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                        "--tollgate.redis.command-timeout=2s",
+                        "--tollgate.rules.service-url=" + feedUrl,
+                        "--tollgate.rules.token=watch-token",
+                        "--tollgate.rules.snapshot-file=" + snapshotFile);
+    }
+
+    private static WebTestClient client(ConfigurableApplicationContext pod) {
+        String port = pod.getEnvironment().getProperty("local.server.port");
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+    }
+
+    private static WebTestClient.BodyContentSpec check(WebTestClient http, String key) {
+        return http.post().uri("/v1/ratelimit:check").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"feed-rule\",\"key\":\"" + key + "\"}]}")
+                .exchange().expectStatus().isOk().expectBody();
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

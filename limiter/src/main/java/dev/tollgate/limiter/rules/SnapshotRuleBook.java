@@ -1,0 +1,87 @@
+package dev.tollgate.limiter.rules;
+
+import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.RegionBudget;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleSnapshot;
+
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The rules a pod enforces from the last good snapshot of rules-service's watch feed. A new snapshot
+ * replaces the old one in one reference swap, so a check sees either all of a change or none of it.
+ *
+ * <p>An account's override replaces its rule's rate and burst until the override's {@code expires_at}
+ * by the pod's clock (no job has to remove it). This region's share of a key's limit comes from the
+ * key's region budget; a key with no budget row gets the region's default share (its slice of the
+ * default split, or 1.0 in a single-region deployment).
+ */
+public final class SnapshotRuleBook implements RuleBook {
+
+    private record Compiled(long revision, Map<String, Rule> rules, Map<String, AccountOverride> overrides, Map<String, Double> shares) {
+    }
+
+    private final Clock clock;
+    private final String region;
+    private final double defaultShare;
+    private volatile Compiled current = new Compiled(-1, Map.of(), Map.of(), Map.of());
+
+    public SnapshotRuleBook(Clock clock, String region, double defaultShare) {
+        if (!(defaultShare > 0 && defaultShare <= 1)) {
+            throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
+        }
+        this.clock = clock;
+        this.region = region;
+        this.defaultShare = defaultShare;
+    }
+
+    /** Replaces the rules; the caller has validated the snapshot. */
+    public void apply(RuleSnapshot snapshot) {
+        Map<String, Rule> rules = new HashMap<>();
+        for (Rule rule : snapshot.rules()) {
+            rules.put(id(rule.domain(), rule.id()), rule);
+        }
+        Map<String, AccountOverride> overrides = new HashMap<>();
+        for (AccountOverride override : snapshot.overrides()) {
+            overrides.put(id(override.accountId(), override.ruleId()), override);
+        }
+        Map<String, Double> shares = new HashMap<>();
+        for (RegionBudget budget : snapshot.regionBudgets()) {
+            if (budget.region().equals(region)) {
+                shares.put(id(budget.ruleId(), budget.limitKey()), budget.share());
+            }
+        }
+        current = new Compiled(snapshot.revision(), Map.copyOf(rules), Map.copyOf(overrides), Map.copyOf(shares));
+    }
+
+    /** The revision of the snapshot in force, or -1 before the first one. */
+    public long revision() {
+        return current.revision();
+    }
+
+    @Override
+    public Rule find(String domain, String ruleId, String key) {
+        Compiled snapshot = current;
+        Rule rule = snapshot.rules().get(id(domain, ruleId));
+        if (rule == null) {
+            return null;
+        }
+        AccountOverride override = snapshot.overrides().get(id(key, ruleId));
+        if (override != null && override.activeAt(clock.instant())) {
+            return rule.withRateAndBurst(override.ratePerS(), override.burst());
+        }
+        return rule;
+    }
+
+    @Override
+    public double share(Rule rule, String key) {
+        Double share = current.shares().get(id(rule.id(), key));
+        return share != null ? share : defaultShare;
+    }
+
+    private static String id(String first, String second) {
+        return first + '\u0000' + second;
+    }
+}
