@@ -13,6 +13,7 @@ import dev.tollgate.limiter.algorithm.FixedWindows;
 import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.ScriptCall;
 import dev.tollgate.limiter.algorithm.SlidingLogs;
+import dev.tollgate.limiter.algorithm.Spend;
 import dev.tollgate.limiter.algorithm.TokenBuckets;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.breaker.ShardBreakers;
@@ -47,6 +48,7 @@ import java.util.function.LongSupplier;
  */
 public final class Limiter {
 
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     private static final StoreException BREAKER_OPEN =
             new StoreException(StoreException.Kind.UNAVAILABLE, "breaker_open", "the shard's breaker is open", null);
 
@@ -56,6 +58,8 @@ public final class Limiter {
     private final CheckRequestValidator validator;
     private final ShardBreakers breakers;
     private final FailModes failModes;
+    private final LocalAnswers local;
+    private final IntSupplier livePods;
     private final Clock clock;
     private final UsageSink usage;
 
@@ -69,6 +73,8 @@ public final class Limiter {
         FallbackBuckets fallback = new FallbackBuckets(builder.nanoTime);
         this.breakers = new ShardBreakers(builder.settings.breaker(), builder.clock, builder.metrics.registry(), fallback::drop);
         this.failModes = new FailModes(fallback, builder.livePods, builder.metrics);
+        this.local = new LocalAnswers(builder.settings.optimizations(), builder.nanoTime, builder.metrics);
+        this.livePods = builder.livePods;
     }
 
     public static Builder builder(RuleBook rules, CounterStore store) {
@@ -132,12 +138,15 @@ public final class Limiter {
     }
 
     private CompletableFuture<Void> run(KeyGroup group, EntryResult[] results) {
+        if (local.answer(group, results)) {
+            return DONE;
+        }
         String shard = store.shardOf(RedisKeys.hashTag(group.key()));
         CircuitBreaker breaker = breakers.forShard(shard);
         if (!breaker.tryAcquirePermission()) {
             // the shard is clearly gone: answer from fallback at once instead of paying its timeout
             failModes.answer(group, shard, BREAKER_OPEN, results);
-            return CompletableFuture.completedFuture(null);
+            return DONE;
         }
         long started = breaker.getCurrentTimestamp();
         return call(group, callFor(group, clock.millis()), true)
@@ -149,6 +158,7 @@ public final class Limiter {
                         failModes.answer(group, shard, failure, results);
                     } else {
                         breaker.onSuccess(elapsed, breaker.getTimestampUnit());
+                        local.learn(group, reply);
                         record(group, reply, results);
                     }
                     return null;
@@ -186,20 +196,22 @@ public final class Limiter {
         }
     }
 
-    private static ScriptCall callFor(KeyGroup group, long nowMs) {
+    private ScriptCall callFor(KeyGroup group, long nowMs) {
         Algorithm algorithm = group.id().algorithm();
         return switch (algorithm) {
-            case TOKEN_BUCKET -> TokenBuckets.call(group.key(), group.spends(), 1, 1);
+            case TOKEN_BUCKET -> TokenBuckets.call(group.key(), group.spends(), local.want(group), livePods.getAsInt());
             case SLIDING_LOG -> SlidingLogs.call(group.key(), group.spends());
             case FIXED_WINDOW -> FixedWindows.call(group.key(), group.spends(), nowMs);
         };
     }
 
     private void record(KeyGroup group, GroupReply reply, EntryResult[] results) {
+        long leaseLeft = Math.max(0, reply.granted() - 1);
+        List<Spend> spends = group.spends();
         for (int i = 0; i < group.size(); i++) {
             String ruleId = group.rule(i).id();
             EntryResult result = reply.allowed()
-                    ? EntryResult.allowed(ruleId, reply.remaining()[i], reply.resetMs()[i])
+                    ? EntryResult.allowed(ruleId, LocalAnswers.podView(reply.remaining()[i], leaseLeft, spends.get(i).cost()), reply.resetMs()[i])
                     : EntryResult.denied(ruleId, reply.remaining()[i], reply.resetMs()[i], reply.retryMs());
             if (group.shadow()) {
                 result = result.asShadow();

@@ -11,9 +11,12 @@ import java.util.List;
  * pod at start-up with a message naming the property.
  */
 @ConfigurationProperties("tollgate")
-public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region) {
+public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
+                              Optimizations optimizations, Pods pods) {
 
     public CheckProperties {
+        optimizations = optimizations == null ? new Optimizations(null, null, null, 0, null) : optimizations;
+        pods = pods == null ? new Pods(null, null, null) : pods;
         region = region == null ? new Region(null, 1.0) : region;
         breaker = breaker == null ? new Breaker(0, null) : breaker;
         redis = redis == null ? new Redis(null, null, null, null, null) : redis;
@@ -57,6 +60,43 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
 
         public boolean watched() {
             return serviceUrl != null && !serviceUrl.isBlank();
+        }
+    }
+
+    /**
+     * The design's optimizations, each on unless switched off (for comparison, or for safety).
+     *
+     * @param leaseWant requests a pod asks to lease at once (design: 50)
+     * @param leaseTtl  how long a pod may spend a lease (design: 1 s)
+     */
+    public record Optimizations(Boolean localFirst, Boolean leases, Boolean denyCache, int leaseWant, Duration leaseTtl) {
+
+        public dev.tollgate.limiter.Optimizations settings() {
+            var all = dev.tollgate.limiter.Optimizations.ALL;
+            return new dev.tollgate.limiter.Optimizations(
+                    localFirst == null ? all.localFirst() : localFirst,
+                    leases == null ? all.leases() : leases,
+                    denyCache == null ? all.denyCache() : denyCache,
+                    leaseWant == 0 ? all.leaseWant() : leaseWant,
+                    leaseTtl == null ? all.leaseTtl() : leaseTtl);
+        }
+    }
+
+    /**
+     * The region's live pod count, kept by heartbeats in its Redis.
+     *
+     * @param id        this pod's id in the registry (default: the host name)
+     * @param heartbeat how often the pod beats (default 1 s)
+     * @param ttl       a pod silent this long is no longer counted (default 3 s)
+     */
+    public record Pods(String id, Duration heartbeat, Duration ttl) {
+
+        public Pods {
+            heartbeat = heartbeat == null ? Duration.ofSeconds(1) : heartbeat;
+            ttl = ttl == null ? Duration.ofSeconds(3) : ttl;
+            if (ttl.compareTo(heartbeat) <= 0) {
+                throw new IllegalArgumentException("tollgate.pods.ttl (" + ttl + ") must be longer than tollgate.pods.heartbeat (" + heartbeat + ")");
+            }
         }
     }
 

@@ -5,6 +5,8 @@ import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.pods.PodRegistry;
+import dev.tollgate.limiter.usage.UsageSink;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
@@ -63,12 +65,38 @@ class LimiterConfiguration {
         return new LimiterMetrics(registry);
     }
 
+    @Bean(destroyMethod = "close")
+    PodRegistry podRegistry(RedisCounterStore store, CheckProperties properties) {
+        CheckProperties.Pods pods = properties.pods();
+        String id = pods.id() == null || pods.id().isBlank() ? hostName() : pods.id();
+        return new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl());
+    }
+
     @Bean
-    Limiter limiter(RuleBook ruleBook, RedisCounterStore store, CheckProperties properties, LimiterMetrics metrics) {
+    Limiter limiter(RuleBook ruleBook, RedisCounterStore store, CheckProperties properties, LimiterMetrics metrics,
+                    PodRegistry pods, UsageSink usage) {
         return Limiter.builder(ruleBook, store)
-                .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings()))
+                .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
+                        properties.optimizations().settings()))
                 .metrics(metrics)
+                .livePods(pods)
+                .usage(usage)
                 .build();
+    }
+
+    /** Nothing records usage unless a recorder is configured (issue: one limit across regions). */
+    @Bean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
+    UsageSink usageSink() {
+        return UsageSink.NONE;
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
+        } catch (java.net.UnknownHostException e) {
+            return "pod-" + java.util.UUID.randomUUID();
+        }
     }
 
     /** True when {@code tollgate.rules.service-url} names a rules-service (an empty value means the static file). */

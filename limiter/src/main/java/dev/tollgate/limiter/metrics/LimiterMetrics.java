@@ -24,16 +24,41 @@ public final class LimiterMetrics {
     public static final String STORE_CALLS = "tollgate.store.calls";
     public static final String FAIL_OPEN = "tollgate.fail.open";
     public static final String FAIL_CLOSED = "tollgate.fail.closed";
+    public static final String LEASE_HITS = "tollgate.lease.hits";
+    public static final String LEASE_STRANDED = "tollgate.lease.stranded.tokens";
+    public static final String DENY_CACHE_HITS = "tollgate.deny.cache.hits";
+    public static final String LOCAL_DROPS = "tollgate.local.drops";
+
+    /** Checks take tens of microseconds to a millisecond: histogram buckets must start well below 1 ms. */
+    private static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofNanos(20_000);
+    /** Requirement #2: at most 1 ms added at p99; a bucket edge exactly there makes the alert exact. */
+    private static final java.time.Duration LATENCY_BUDGET = java.time.Duration.ofMillis(1);
 
     private final MeterRegistry registry;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Counter unknownRules;
+    private final Counter leaseHits;
+    private final Counter leaseStranded;
+    private final Counter denyCacheHits;
+    private final Counter localDrops;
 
     public LimiterMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.unknownRules = Counter.builder(UNKNOWN_RULES)
                 .description("Entries naming a rule the pod does not know; allowed, as Envoy's service does")
+                .register(registry);
+        this.leaseHits = Counter.builder(LEASE_HITS)
+                .description("Key groups answered from a token lease, without a store call")
+                .register(registry);
+        this.leaseStranded = Counter.builder(LEASE_STRANDED)
+                .description("Tokens of leases that expired or were replaced unspent")
+                .register(registry);
+        this.denyCacheHits = Counter.builder(DENY_CACHE_HITS)
+                .description("Key groups denied from the deny cache, without a store call")
+                .register(registry);
+        this.localDrops = Counter.builder(LOCAL_DROPS)
+                .description("Key groups denied by the pod's local-first bucket, without a store call")
                 .register(registry);
     }
 
@@ -54,6 +79,8 @@ public final class LimiterMetrics {
                 .description("Limiter checks, from request to verdict")
                 .tag("verdict", tag(verdict))
                 .publishPercentileHistogram()
+                .minimumExpectedValue(MIN_EXPECTED)
+                .serviceLevelObjectives(LATENCY_BUDGET)
                 .register(registry)));
     }
 
@@ -67,6 +94,22 @@ public final class LimiterMetrics {
 
     public void unknownRule() {
         unknownRules.increment();
+    }
+
+    public void leaseHit() {
+        leaseHits.increment();
+    }
+
+    public void leaseStranded(long tokens) {
+        leaseStranded.increment(tokens);
+    }
+
+    public void denyCacheHit() {
+        denyCacheHits.increment();
+    }
+
+    public void localDrop() {
+        localDrops.increment();
     }
 
     public void failedOpen(String ruleId) {
@@ -83,6 +126,8 @@ public final class LimiterMetrics {
                 .tag("script", script)
                 .tag("outcome", outcome)
                 .publishPercentileHistogram()
+                .minimumExpectedValue(MIN_EXPECTED)
+                .serviceLevelObjectives(LATENCY_BUDGET)
                 .register(registry));
     }
 

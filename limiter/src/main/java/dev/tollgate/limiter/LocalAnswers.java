@@ -1,0 +1,136 @@
+package dev.tollgate.limiter;
+
+import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.limiter.algorithm.GroupReply;
+import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.limiter.local.DenyCache;
+import dev.tollgate.limiter.local.Leases;
+import dev.tollgate.limiter.local.LocalBuckets;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * What a pod answers for a key group before, or instead of, a store call, in the order the design
+ * gives: the deny cache ("remember the no"), the coarse local-first bucket, then a token lease. Each
+ * answer is switched by {@link Optimizations}; with all off every group goes to the store.
+ */
+final class LocalAnswers {
+
+    private static final Duration MAX_DENY_MEMORY = Duration.ofSeconds(1);
+    private static final Duration LOCAL_BUCKET_IDLE = Duration.ofMinutes(2);
+    private static final int MAX_KEYS = 200_000;
+
+    private final Optimizations optimizations;
+    private final DenyCache denies;
+    private final LocalBuckets localBuckets;
+    private final Leases leases;
+    private final LimiterMetrics metrics;
+
+    LocalAnswers(Optimizations optimizations, LongSupplier nanoTime, LimiterMetrics metrics) {
+        this.optimizations = optimizations;
+        this.metrics = metrics;
+        this.denies = new DenyCache(MAX_DENY_MEMORY, MAX_KEYS, nanoTime);
+        this.localBuckets = new LocalBuckets(LOCAL_BUCKET_IDLE, MAX_KEYS, nanoTime);
+        this.leases = new Leases(optimizations.leaseTtl(), MAX_KEYS, nanoTime, metrics::leaseStranded);
+    }
+
+    /** Answers the group locally into {@code results}, or returns false when the store must decide. */
+    boolean answer(KeyGroup group, EntryResult[] results) {
+        if (optimizations.denyCache()) {
+            long remembered = 0;
+            for (int i = 0; i < group.size(); i++) {
+                remembered = Math.max(remembered, denies.remainingMs(group.rule(i).id(), group.key()));
+            }
+            long retry = remembered;
+            if (retry > 0) {
+                metrics.denyCacheHit();
+                fill(group, results, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
+                return true;
+            }
+        }
+        if (!isBucketGroup(group)) {
+            return false;
+        }
+        if (optimizations.localFirst()) {
+            long retry = localBuckets.trySpend(group.key(), group.spends());
+            if (retry > 0) {
+                metrics.localDrop();
+                fill(group, results, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
+                return true;
+            }
+        }
+        if (optimizations.leases()) {
+            Leases.Taken taken = leases.take(leaseSet(group));
+            if (taken != null) {
+                metrics.leaseHit();
+                List<Spend> spends = group.spends();
+                fill(group, results, i -> EntryResult.allowed(group.rule(i).id(),
+                        podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Requests to ask the store for: a lease for token buckets, one otherwise. */
+    int want(KeyGroup group) {
+        return optimizations.leases() && isBucketGroup(group) ? optimizations.leaseWant() : 1;
+    }
+
+    /** Learns from the store's answer: keeps the rest of a lease, remembers which limits denied. */
+    void learn(KeyGroup group, GroupReply reply) {
+        if (reply.allowed()) {
+            if (reply.granted() > 1 && optimizations.leases()) {
+                long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
+                leases.keep(leaseSet(group), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
+            }
+            return;
+        }
+        if (optimizations.denyCache() && reply.retryMs() > 0) {
+            List<Spend> spends = group.spends();
+            for (int i = 0; i < spends.size(); i++) {
+                if (reply.remaining()[i] < spends.get(i).cost()) {
+                    denies.deny(spends.get(i).rule().id(), group.key(), reply.retryMs());
+                }
+            }
+        }
+    }
+
+    /**
+     * What is left of a bucket as this pod sees it: the store's count plus what the pod still holds on
+     * its lease, so a client reads the same {@code remaining} with leases on as off.
+     */
+    static long podView(long storeRemaining, long leaseLeft, int cost) {
+        return storeRemaining + leaseLeft * cost;
+    }
+
+    private static boolean isBucketGroup(KeyGroup group) {
+        return group.id().algorithm() == Algorithm.TOKEN_BUCKET;
+    }
+
+    /** A lease is for one set of buckets at their costs: the same key, rules and costs in the same order. */
+    private static String leaseSet(KeyGroup group) {
+        StringBuilder set = new StringBuilder(group.key()).append('\u0000');
+        for (Spend spend : group.spends()) {
+            set.append(spend.rule().id()).append(':').append(spend.cost()).append(':').append(spend.share()).append(',');
+        }
+        return set.toString();
+    }
+
+    private interface Result {
+        EntryResult at(int i);
+    }
+
+    private static void fill(KeyGroup group, EntryResult[] results, Result result) {
+        for (int i = 0; i < group.size(); i++) {
+            EntryResult entry = group.shadow() ? result.at(i).asShadow() : result.at(i);
+            for (int index : group.entryIndexes(i)) {
+                results[index] = entry;
+            }
+        }
+    }
+}

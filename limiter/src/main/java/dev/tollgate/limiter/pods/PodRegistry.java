@@ -1,0 +1,80 @@
+package dev.tollgate.limiter.pods;
+
+import dev.tollgate.limiter.store.CounterStore;
+import dev.tollgate.limiter.store.LuaScript;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * The live number of pods in the region, from heartbeats in the region's Redis rather than a
+ * configuration constant, so that autoscaling from 50 to 75 pods changes the lease and fallback
+ * divisor within a few seconds. Each pod writes its heartbeat every {@code interval} and reads the
+ * count back in the same script; a pod that stops beating drops out after {@code ttl}. When the
+ * store cannot be reached the last known count stays in force (the design's "last known live count").
+ */
+public final class PodRegistry implements IntSupplier, AutoCloseable {
+
+    public static final LuaScript HEARTBEAT = LuaScript.load("pod_heartbeat");
+    private static final Logger log = LoggerFactory.getLogger(PodRegistry.class);
+
+    private final CounterStore store;
+    private final String registryKey;
+    private final String podId;
+    private final Duration ttl;
+    private final ScheduledExecutorService timer;
+    private volatile int livePods = 1;
+
+    public PodRegistry(CounterStore store, String region, String podId, Duration interval, Duration ttl) {
+        this.store = store;
+        this.registryKey = registryKey(region);
+        this.podId = podId;
+        this.ttl = ttl;
+        this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "pod-registry");
+            thread.setDaemon(true);
+            return thread;
+        });
+        timer.scheduleWithFixedDelay(this::beat, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The registry of a region: one small sorted set, hash-tagged so it lives on one slot. */
+    public static String registryKey(String region) {
+        return "tg:{pods}:" + region;
+    }
+
+    /** Beats once and waits for the count; for start-up and tests. */
+    public int beatNow() {
+        beat();
+        return livePods;
+    }
+
+    private void beat() {
+        try {
+            List<Long> reply = store.run(HEARTBEAT, List.of(registryKey), List.of(podId, Long.toString(ttl.toMillis())))
+                    .get(2, TimeUnit.SECONDS);
+            livePods = Math.max(1, reply.get(0).intValue());
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            log.debug("pod heartbeat failed; keeping the last known count {}: {}", livePods, e.toString());
+        }
+    }
+
+    @Override
+    public int getAsInt() {
+        return livePods;
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

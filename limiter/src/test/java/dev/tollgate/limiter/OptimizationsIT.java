@@ -1,0 +1,184 @@
+package dev.tollgate.limiter;
+
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.algorithm.GroupReply;
+import dev.tollgate.limiter.algorithm.ScriptCall;
+import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.limiter.algorithm.TokenBuckets;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.rules.StaticRuleBook;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.tollgate.limiter.LimiterFixture.uniqueKey;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Leases, the deny cache and the local-first bucket on a real Redis Cluster: fewer store calls, same limits. */
+class OptimizationsIT {
+
+    private static final Match ENTERPRISE = new Match("enterprise", null);
+    private static LimiterFixture fixture;
+
+    @BeforeAll
+    static void start() {
+        fixture = new LimiterFixture();
+    }
+
+    @AfterAll
+    static void stop() {
+        fixture.close();
+    }
+
+    @ParameterizedTest(name = "rate {0}, burst {1}, {2} pods: lease of {3}")
+    @CsvSource({
+            "10, 20, 50, 1",          // Free: a full bucket of 20 over 50 pods leases 1
+            "100, 200, 50, 2",        // Growth: 2
+            "1000, 2000, 50, 20",     // Enterprise: 20
+            "25000, 50000, 50, 50"})  // the hot key's override: min(50, 50,000 ÷ 100)
+    void theScriptGrantsTheDesignsLeaseForAFullBucket(int rate, int burst, int pods, long lease) {
+        Rule rule = Rule.tokenBucket("r", "api", rate, burst).withMatch(ENTERPRISE);
+        ScriptCall call = TokenBuckets.call(uniqueKey("acct"), List.of(new Spend(rule, 1.0, 1)), 50, pods);
+        GroupReply reply = GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1);
+        assertThat(reply.granted()).isEqualTo(lease);
+        assertThat(reply.remaining()[0]).as("a lease is pre-paid").isEqualTo(burst - lease);
+    }
+
+    @Test
+    void aLeaseShrinksToOneNearTheLimit() {
+        Rule rule = Rule.tokenBucket("r", "api", 1, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600);
+        String key = uniqueKey("acct");
+        ScriptCall drain = TokenBuckets.call(key, List.of(new Spend(rule.withMaxCost(1_950), 1.0, 1_950)), 1, 1);
+        fixture.store.run(drain.script(), drain.keys(), drain.args()).join();
+        ScriptCall call = TokenBuckets.call(key, List.of(new Spend(rule, 1.0, 1)), 50, 50);
+        assertThat(GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1).granted()).isEqualTo(1);
+    }
+
+    @Test
+    void anEnterpriseKeyOnOnePodCostsOneStoreCallPerLease() {
+        LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+        // Enterprise's burst and pod count; a refill slow enough that the counts below are exact
+        Limiter pod = optimized(metrics, 50, Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600));
+        String key = uniqueKey("acct");
+        for (int i = 0; i < 100; i++) {
+            CheckResponse response = check(pod, "enterprise", key);
+            assertThat(response.allowed()).isTrue();
+            assertThat(response.entries().get(0).remaining()).as("the pod's view, lease included").isEqualTo(1_999 - i);
+        }
+        // leases of 20, 19, 19, 18, 18, ... shrink as the bucket empties: about one call per 19 checks
+        assertThat(storeCalls(metrics)).isBetween(5L, 7L);
+        assertThat(metrics.registry().counter(LimiterMetrics.LEASE_HITS).count()).isEqualTo(100 - storeCalls(metrics));
+    }
+
+    @Test
+    void aClientPastItsLimitCostsOneStoreCallPerRetryInterval() throws InterruptedException {
+        LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+        Limiter pod = optimized(metrics, 1, Rule.tokenBucket("free", "api", 1, 5).withMatch(ENTERPRISE).withPeriodS(10));
+        String key = uniqueKey("acct");
+        int admitted = 0;
+        for (int i = 0; i < 2_000; i++) {
+            if (check(pod, "free", key).allowed()) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(5);
+        // 5 admitted with leases of 2, 1, 1, 1 plus one deny; then the deny cache answers
+        assertThat(storeCalls(metrics)).isLessThanOrEqualTo(6);
+        assertThat(metrics.registry().counter(LimiterMetrics.DENY_CACHE_HITS).count()
+                + metrics.registry().counter(LimiterMetrics.LOCAL_DROPS).count()).isGreaterThan(1_900);
+    }
+
+    @Test
+    void aFloodIsCutOnThePodAndBarelyReachesTheStore() {
+        LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+        Limiter pod = optimized(metrics, 50, Rule.tokenBucket("free", "api", 10, 20).withMatch(ENTERPRISE));
+        String bot = uniqueKey("bot");
+        long started = System.nanoTime();
+        int checks = 0;
+        int admitted = 0;
+        while (System.nanoTime() - started < TimeUnit.SECONDS.toNanos(2)) {
+            if (check(pod, "free", bot).allowed()) {
+                admitted++;
+            }
+            checks++;
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        System.out.printf("flood: %d checks in %.1f s (%.0f/s), %d admitted, %d store calls%n",
+                checks, seconds, checks / seconds, admitted, storeCalls(metrics));
+        assertThat(admitted).isLessThanOrEqualTo(20 + (int) Math.ceil(10 * seconds));
+        assertThat(storeCalls(metrics)).as("store calls are bounded by the limit, not by the flood")
+                .isLessThanOrEqualTo(admitted + 2L * (long) Math.ceil(seconds) + 5);
+        assertThat(checks).isGreaterThan(20 * (int) storeCalls(metrics));
+    }
+
+    @Test
+    void leasesAcrossFivePodsNeverAdmitMoreThanTheLimit() throws Exception {
+        int burst = 400;
+        int rate = 200;
+        Rule rule = Rule.tokenBucket("hot", "api", rate, burst).withMatch(ENTERPRISE);
+        String key = uniqueKey("acct");
+        List<Limiter> pods = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            pods.add(optimized(LimiterMetrics.noop(), 5, rule));
+        }
+        ExecutorService clients = Executors.newFixedThreadPool(20);
+        AtomicLong admitted = new AtomicLong();
+        long durationMs = 3_000;
+        long started = System.nanoTime();
+        List<Future<?>> running = new ArrayList<>();
+        for (int c = 0; c < 20; c++) {
+            Limiter pod = pods.get(c % pods.size());
+            running.add(clients.submit(() -> {
+                long until = System.currentTimeMillis() + durationMs;
+                while (System.currentTimeMillis() < until) {
+                    if (check(pod, "hot", key).allowed()) {
+                        admitted.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : running) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        clients.shutdown();
+        double elapsed = (System.nanoTime() - started) / 1e9;
+        long bound = burst + (long) Math.floor(rate * elapsed);
+        System.out.printf("leases on 5 pods: %d admitted, bound %d over %.2f s%n", admitted.get(), bound, elapsed);
+        assertThat(admitted.get()).as("leases are pre-paid: no overshoot").isLessThanOrEqualTo(bound);
+        // tokens stranded on expired leases are the price: at most a few percent here
+        assertThat(admitted.get()).isGreaterThanOrEqualTo((long) (0.9 * (burst + rate * durationMs / 1000.0)));
+    }
+
+    private static Limiter optimized(LimiterMetrics metrics, int pods, Rule... rules) {
+        return Limiter.builder(new StaticRuleBook(List.of(rules)), fixture.store)
+                .settings(LimiterSettings.DEFAULTS.withOptimizations(Optimizations.ALL))
+                .metrics(metrics)
+                .livePods(() -> pods)
+                .build();
+    }
+
+    private static CheckResponse check(Limiter pod, String rule, String key) {
+        return pod.check(new CheckRequest("api", List.of(CheckEntry.of(rule, key, 1)))).join();
+    }
+
+    private static long storeCalls(LimiterMetrics metrics) {
+        return metrics.registry().find(LimiterMetrics.STORE_CALLS).timers().stream().mapToLong(Timer::count).sum();
+    }
+}

@@ -1,0 +1,60 @@
+package dev.tollgate.limiter.pods;
+
+import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The live pod count follows the fleet: pods that start are counted at their first beat, pods that stop drop out. */
+class PodRegistryIT {
+
+    @Test
+    void countsLivePodsAndForgetsSilentOnes() {
+        String region = "it-" + UUID.randomUUID();
+        try (RedisCounterStore store = RedisCounterStore.connect(
+                RedisStoreSettings.of(RedisCluster.shared().seedUris()).withCommandTimeout(Duration.ofSeconds(2)))) {
+            List<PodRegistry> fleet = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    fleet.add(new PodRegistry(store, region, "pod-" + i, Duration.ofMillis(200), Duration.ofMillis(800)));
+                }
+                await().atMost(Duration.ofSeconds(3)).until(() -> fleet.get(0).getAsInt() == 4);
+
+                // scale out: two more pods are counted within a beat or two
+                for (int i = 4; i < 6; i++) {
+                    fleet.add(new PodRegistry(store, region, "pod-" + i, Duration.ofMillis(200), Duration.ofMillis(800)));
+                }
+                await().atMost(Duration.ofSeconds(3)).until(() -> fleet.get(0).getAsInt() == 6);
+
+                // a pod that dies stops beating and drops out after the ttl
+                fleet.remove(5).close();
+                fleet.remove(4).close();
+                await().atMost(Duration.ofSeconds(3)).until(() -> fleet.get(0).getAsInt() == 4);
+            } finally {
+                fleet.forEach(PodRegistry::close);
+            }
+        }
+    }
+
+    @Test
+    void keepsTheLastKnownCountWhenTheStoreIsGone() {
+        String region = "it-" + UUID.randomUUID();
+        RedisCounterStore store = RedisCounterStore.connect(
+                RedisStoreSettings.of(RedisCluster.shared().seedUris()).withCommandTimeout(Duration.ofSeconds(2)));
+        try (PodRegistry a = new PodRegistry(store, region, "a", Duration.ofHours(1), Duration.ofHours(2));
+             PodRegistry b = new PodRegistry(store, region, "b", Duration.ofHours(1), Duration.ofHours(2))) {
+            b.beatNow();
+            assertThat(a.beatNow()).isEqualTo(2);
+            store.close();
+            assertThat(a.beatNow()).isEqualTo(2);
+        }
+    }
+}
