@@ -1,0 +1,155 @@
+package dev.tollgate.deploy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.FieldSource;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** check-service as the chart deploys it: sizing, disruption budget, probes, resources, scraping. */
+class CheckServiceChartTest {
+
+    private static final String NAME = "tollgate-check-service";
+
+    @ParameterizedTest
+    @CsvSource({"us-east, 50", "eu-west, 21", "ap-south, 13"})
+    void autoscalesFromTheRegionsShareOfTraffic(String region, int minReplicas) {
+        Tree hpa = TollgateChart.render(region).one("HorizontalPodAutoscaler", NAME);
+
+        assertThat(hpa.at("apiVersion").text()).isEqualTo("autoscaling/v2");
+        assertThat(hpa.at("spec", "scaleTargetRef", "kind").text()).isEqualTo("Deployment");
+        assertThat(hpa.at("spec", "scaleTargetRef", "name").text()).isEqualTo(NAME);
+        assertThat(hpa.at("spec", "minReplicas").value()).isEqualTo(minReplicas);
+        assertThat((Integer) hpa.at("spec", "maxReplicas").value()).isGreaterThanOrEqualTo(2 * minReplicas);
+    }
+
+    @Test
+    void leavesTheReplicaCountToTheAutoscaler() {
+        // An upgrade that set replicas would first shrink 50 running pods to the chart's number.
+        Tree deployment = TollgateChart.render("us-east").one("Deployment", NAME);
+
+        assertThat(deployment.at("spec", "replicas").exists()).isFalse();
+        assertThat(deployment.at("spec", "strategy", "rollingUpdate", "maxUnavailable").value()).isEqualTo(0);
+    }
+
+    @Test
+    void setsReplicasItselfWhenAutoscalingIsOff() {
+        Manifests release = TollgateChart.render("ap-south",
+                Map.of("checkService", Map.of("autoscaling", Map.of("enabled", false), "replicas", 7)));
+
+        assertThat(release.has("HorizontalPodAutoscaler", NAME)).isFalse();
+        assertThat(release.one("Deployment", NAME).at("spec", "replicas").value()).isEqualTo(7);
+    }
+
+    @ParameterizedTest
+    @FieldSource("dev.tollgate.deploy.TollgateChart#REGIONS")
+    void hasADisruptionBudgetOverItsOwnPods(String region) {
+        Manifests release = TollgateChart.render(region);
+        Tree pdb = release.one("PodDisruptionBudget", NAME);
+        Tree deployment = release.one("Deployment", NAME);
+
+        assertThat(pdb.at("apiVersion").text()).isEqualTo("policy/v1");
+        assertThat(pdb.at("spec", "maxUnavailable").text()).isEqualTo("10%");
+        assertThat(pdb.at("spec", "selector", "matchLabels").map())
+                .isEqualTo(deployment.at("spec", "selector", "matchLabels").map())
+                .containsEntry("app.kubernetes.io/component", "check-service");
+    }
+
+    @Test
+    void isReadyThroughTheReadinessGroupAndAliveThroughTheLivenessGroup() {
+        Tree container = checkServiceContainer();
+
+        assertThat(container.at("readinessProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/readiness");
+        assertThat(container.at("readinessProbe", "httpGet", "port").text()).isEqualTo("http");
+        assertThat(container.at("livenessProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/liveness");
+        assertThat(container.at("startupProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/liveness");
+        assertThat(container.named("http", "ports").at("containerPort").value()).isEqualTo(8080);
+    }
+
+    @Test
+    void requestsAndLimitsItsResources() {
+        Tree resources = checkServiceContainer().at("resources");
+
+        assertThat(resources.at("requests", "cpu").text()).isNotBlank();
+        assertThat(resources.at("requests", "memory").text()).isEqualTo("1Gi");
+        assertThat(resources.at("limits", "memory").text()).isEqualTo(resources.at("requests", "memory").text());
+        assertThat(resources.at("limits", "cpu").text()).isNotBlank();
+        assertThat(checkServiceContainer().named("JAVA_TOOL_OPTIONS", "env").at("value").text())
+                .contains("-XX:MaxRAMPercentage=");
+    }
+
+    @Test
+    void isScrapedByPrometheusOnTheActuatorEndpoint() {
+        Tree annotations = TollgateChart.render("us-east").one("Deployment", NAME)
+                .at("spec", "template", "metadata", "annotations");
+
+        assertThat(annotations.map())
+                .containsEntry("prometheus.io/scrape", "true")
+                .containsEntry("prometheus.io/port", "8080")
+                .containsEntry("prometheus.io/path", "/actuator/prometheus");
+    }
+
+    @Test
+    void keepsTheDesignsStoreTimeout() {
+        assertThat(checkServiceContainer().named("TOLLGATE_REDIS_COMMAND_TIMEOUT", "env").at("value").text()).isEqualTo("5ms");
+    }
+
+    @Test
+    void spreadsOverZonesAndDrainsBeforeStopping() {
+        Tree deployment = TollgateChart.render("us-east").one("Deployment", NAME);
+        Tree pod = deployment.at("spec", "template", "spec");
+
+        assertThat(pod.items("topologySpreadConstraints"))
+                .singleElement()
+                .satisfies(c -> assertThat(c.at("topologyKey").text()).isEqualTo("topology.kubernetes.io/zone"));
+        assertThat(checkServiceContainer().texts("lifecycle", "preStop", "exec", "command")).contains("sleep");
+        assertThat((Integer) pod.at("terminationGracePeriodSeconds").value()).isGreaterThan(5);
+    }
+
+    @Test
+    void followsTheRulesFeedWithATokenFromASecretAndKeepsTheLastSnapshot() {
+        Tree deployment = TollgateChart.render("us-east").one("Deployment", NAME);
+        Tree container = checkServiceContainer();
+
+        assertThat(container.named("TOLLGATE_RULES_SERVICE_URL", "env").at("value").text())
+                .isEqualTo("http://tollgate-rules-service:8081");
+        Tree token = container.named("TOLLGATE_RULES_TOKEN", "env").at("valueFrom", "secretKeyRef");
+        assertThat(token.at("name").text()).isEqualTo("tollgate-rules-watch");
+        assertThat(token.at("key").text()).isEqualTo("token");
+        assertThat(container.named("TOLLGATE_RULES_SNAPSHOT_FILE", "env").at("value").text())
+                .isEqualTo("/var/lib/tollgate/rules-snapshot.json");
+        assertThat(container.named("rules-snapshot", "volumeMounts").at("mountPath").text()).isEqualTo("/var/lib/tollgate");
+        assertThat(deployment.named("rules-snapshot", "spec", "template", "spec", "volumes").at("emptyDir").exists()).isTrue();
+        assertThat(container.named("TOLLGATE_RULES_FILE", "env").exists()).isFalse();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"us-east, 0.6", "eu-west, 0.25", "ap-south, 0.15"})
+    void startsKeysOnTheDesignsDefaultSplit(String region, String share) {
+        Tree container = TollgateChart.render(region).one("Deployment", NAME)
+                .named("check-service", "spec", "template", "spec", "containers");
+
+        assertThat(container.named("TOLLGATE_REGION", "env").at("value").text()).isEqualTo(region);
+        assertThat(container.named("TOLLGATE_REGION_DEFAULT_SHARE", "env").at("value").text()).isEqualTo(share);
+    }
+
+    @Test
+    void readsAStaticRulesFileFromAConfigMapWhenNotWatching() {
+        Manifests release = TollgateChart.render("eu-west",
+                Map.of("checkService", Map.of("rules", Map.of("watch", false, "static", "rules:\n  - id: free-global\n"))));
+        Tree container = release.one("Deployment", NAME).named("check-service", "spec", "template", "spec", "containers");
+
+        assertThat(container.named("TOLLGATE_RULES_SERVICE_URL", "env").exists()).isFalse();
+        assertThat(container.named("TOLLGATE_RULES_FILE", "env").at("value").text()).isEqualTo("/etc/tollgate/rules.yml");
+        assertThat(container.named("static-rules", "volumeMounts").at("mountPath").text()).isEqualTo("/etc/tollgate");
+        assertThat(release.one("ConfigMap", "tollgate-check-rules").at("data", "rules.yml").text()).contains("free-global");
+    }
+
+    private static Tree checkServiceContainer() {
+        return TollgateChart.render("us-east").one("Deployment", NAME)
+                .named("check-service", "spec", "template", "spec", "containers");
+    }
+}

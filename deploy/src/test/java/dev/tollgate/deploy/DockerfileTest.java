@@ -1,0 +1,90 @@
+package dev.tollgate.deploy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The images' Dockerfiles, read as instructions (comments dropped, continued lines joined). */
+class DockerfileTest {
+
+    record Instruction(String keyword, String arguments) {
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"check-service", "rules-service", "budget-rebalancer", "db"})
+    void runsAsANonRootUser(String module) {
+        List<Instruction> instructions = instructions(module);
+        String user = instructions.stream().filter(i -> i.keyword().equals("USER")).reduce((a, b) -> b)
+                .map(Instruction::arguments).orElseThrow(() -> new AssertionError(module + "/Dockerfile sets no USER"));
+        String uid = user.split(":")[0];
+
+        assertThat(uid).isNotIn("root", "0").matches("[1-9][0-9]*");
+        assertThat(all(instructions, "USER")).as("nothing switches back to root").allSatisfy(u -> assertThat(u).doesNotStartWith("root").doesNotStartWith("0"));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"check-service, 8080", "rules-service, 8081", "budget-rebalancer, 8082"})
+    void runsTheBootJarOnASmallJreWithAReadinessHealthcheck(String module, int port) {
+        List<Instruction> instructions = instructions(module);
+
+        assertThat(first(instructions, "FROM")).isEqualTo("eclipse-temurin:17-jre-alpine");
+        assertThat(first(instructions, "COPY")).matches("target/tollgate-" + module + "-\\*\\.jar /app/app\\.jar");
+        assertThat(first(instructions, "EXPOSE")).isEqualTo(String.valueOf(port));
+        assertThat(first(instructions, "HEALTHCHECK")).contains("http://127.0.0.1:" + port + "/actuator/health/readiness");
+        assertThat(all(instructions, "ENV")).anySatisfy(env -> assertThat(env)
+                .startsWith("JAVA_TOOL_OPTIONS=").contains("-XX:MaxRAMPercentage=").contains("-XX:+ExitOnOutOfMemoryError"));
+        assertThat(first(instructions, "ENTRYPOINT")).isEqualTo("[\"java\", \"-jar\", \"/app/app.jar\"]");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"check-service", "rules-service", "budget-rebalancer"})
+    void sendsOnlyTheJarAsBuildContext(String module) {
+        assertThat(RepositoryFiles.read(module + "/.dockerignore").lines().filter(l -> !l.startsWith("#")).toList())
+                .containsExactly("*", "!target/tollgate-*.jar");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"db"})
+    void bakesTheMigrationsIntoTheFlywayImage(String module) {
+        List<Instruction> instructions = instructions(module);
+
+        assertThat(first(instructions, "FROM")).startsWith("flyway/flyway:11");
+        assertThat(first(instructions, "COPY")).isEqualTo("src/main/resources/db/migration/ /flyway/sql/");
+        assertThat(first(instructions, "CMD")).isEqualTo("[\"migrate\"]");
+    }
+
+    private static List<String> all(List<Instruction> instructions, String keyword) {
+        return instructions.stream().filter(i -> i.keyword().equals(keyword)).map(Instruction::arguments).toList();
+    }
+
+    private static String first(List<Instruction> instructions, String keyword) {
+        return instructions.stream().filter(i -> i.keyword().equals(keyword)).findFirst()
+                .map(Instruction::arguments).orElseThrow(() -> new AssertionError("no " + keyword));
+    }
+
+    private static List<Instruction> instructions(String module) {
+        List<Instruction> instructions = new ArrayList<>();
+        StringBuilder pending = new StringBuilder();
+        for (String line : RepositoryFiles.read(module + "/Dockerfile").lines().toList()) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("#") || (trimmed.isEmpty() && pending.isEmpty())) {
+                continue;
+            }
+            if (trimmed.endsWith("\\")) {
+                pending.append(trimmed, 0, trimmed.length() - 1).append(' ');
+                continue;
+            }
+            pending.append(trimmed);
+            String[] parts = pending.toString().strip().split("\\s+", 2);
+            instructions.add(new Instruction(parts[0].toUpperCase(Locale.ROOT), parts.length > 1 ? parts[1].strip() : ""));
+            pending.setLength(0);
+        }
+        return instructions;
+    }
+}

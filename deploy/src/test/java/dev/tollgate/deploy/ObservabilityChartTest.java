@@ -1,0 +1,101 @@
+package dev.tollgate.deploy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The Grafana dashboard and the Prometheus alerts that ship with the chart. */
+class ObservabilityChartTest {
+
+    @ParameterizedTest
+    @FieldSource("dev.tollgate.deploy.TollgateChart#REGIONS")
+    void alertsOnTheDesignsFourSignals(String region) {
+        Tree rule = TollgateChart.render(region).one("PrometheusRule", "tollgate-alerts");
+        Map<String, Tree> alerts = rule.items("spec", "groups").stream()
+                .flatMap(g -> g.items("rules").stream())
+                .collect(Collectors.toMap(r -> r.at("alert").text(), r -> r));
+
+        assertThat(rule.at("apiVersion").text()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(alerts).containsOnlyKeys("TollgateFailOpen", "TollgateBreakerOpen", "TollgateStoreLatencyHigh",
+                "TollgateShadowDenyRateHigh");
+
+        Tree failOpen = alerts.get("TollgateFailOpen");
+        assertThat(failOpen.at("expr").text()).contains("rate(tollgate_fail_open_total[1m])").endsWith("> 0");
+        assertThat(failOpen.at("for").text()).isEqualTo("1m");
+
+        // 0 closed, 1 open, 2 half-open: anything above 0 is a shard the pods cannot use.
+        assertThat(alerts.get("TollgateBreakerOpen").at("expr").text()).contains("tollgate_breaker_state").contains("> 0");
+        assertThat(alerts.get("TollgateBreakerOpen").at("labels", "severity").text()).isEqualTo("critical");
+
+        assertThat(squashed(alerts.get("TollgateStoreLatencyHigh").at("expr").text()))
+                .startsWith("histogram_quantile(0.99, sum by (namespace, le) (rate(tollgate_store_calls_seconds_bucket[")
+                .endsWith("> 0.001");
+
+        assertThat(alerts.get("TollgateShadowDenyRateHigh").at("expr").text())
+                .contains("tollgate_shadow_denies_total").contains("tollgate_decisions_total");
+
+        assertThat(alerts.values()).allSatisfy(a -> {
+            assertThat(a.at("labels", "region").text()).isEqualTo(region);
+            assertThat(a.at("annotations", "summary").text()).isNotBlank();
+            assertThat(a.at("annotations", "description").text()).isNotBlank();
+        });
+    }
+
+    @Test
+    void shipsNoPrometheusRuleUnlessAsked() {
+        // The CRD exists only where the Prometheus Operator runs: the chart's default must not need it.
+        Manifests release = TollgateChart.render("us-east", Map.of("prometheusRule", Map.of("enabled", false)));
+
+        assertThat(release.ofKind("PrometheusRule")).isEmpty();
+        assertThat(TollgateChart.yaml().<Map<String, Map<String, Object>>>load(RepositoryFiles.read("helm/tollgate/values.yaml"))
+                .get("prometheusRule")).containsEntry("enabled", false);
+    }
+
+    @Test
+    void shipsADashboardGrafanaPicksUpWithEveryMetricOnIt() {
+        Tree configMap = TollgateChart.render("us-east").one("ConfigMap", "tollgate-dashboard");
+
+        assertThat(configMap.at("metadata", "labels", "grafana_dashboard").text()).isEqualTo("1");
+        JsonNode dashboard = JsonMapper.builder().build().readTree(configMap.at("data", "tollgate.json").text());
+        List<String> expressions = dashboard.get("panels").valueStream()
+                .flatMap(panel -> panel.get("targets").valueStream())
+                .map(target -> target.get("expr").asString())
+                .toList();
+
+        assertThat(dashboard.get("uid").asString()).isEqualTo("tollgate-overview");
+        assertThat(String.join("\n", expressions)).contains(
+                "sum by (verdict) (rate(tollgate_checks_seconds_count",
+                "histogram_quantile(0.99, sum by (le) (rate(tollgate_checks_seconds_bucket",
+                "histogram_quantile(0.99, sum by (le, script) (rate(tollgate_store_calls_seconds_bucket",
+                "tollgate_fail_open_total",
+                "tollgate_breaker_state",
+                "tollgate_shadow_denies_total",
+                "tollgate_unknown_rules_total",
+                "tollgate_rules_revision");
+    }
+
+    @Test
+    void namesTheBreakerStatesOnTheDashboard() {
+        String json = TollgateChart.render("us-east").one("ConfigMap", "tollgate-dashboard").at("data", "tollgate.json").text();
+        JsonNode breakerPanel = JsonMapper.builder().build().readTree(json).get("panels").valueStream()
+                .filter(p -> p.get("title").asString().startsWith("Breaker state"))
+                .findFirst().orElseThrow();
+        JsonNode states = breakerPanel.at("/fieldConfig/defaults/mappings/0/options");
+
+        assertThat(states.at("/0/text").asString()).isEqualTo("closed");
+        assertThat(states.at("/1/text").asString()).isEqualTo("open");
+        assertThat(states.at("/2/text").asString()).isEqualTo("half-open");
+    }
+
+    private static String squashed(String expression) {
+        return expression.replaceAll("\\s+", " ").trim();
+    }
+}

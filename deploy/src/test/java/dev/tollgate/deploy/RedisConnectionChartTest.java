@@ -1,0 +1,121 @@
+package dev.tollgate.deploy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How pods find and authenticate to the region's Redis Cluster: seeds, ACL user, password and CA, all from one Secret. */
+class RedisConnectionChartTest {
+
+    private static final Map<String, Object> CHART_MADE_SECRETS = Map.of(
+            "redis", Map.of(
+                    "existingSecret", "",
+                    "seeds", List.of("rediss://redis-0.internal:6379", "rediss://redis-1.internal:6379"),
+                    "username", "tollgate",
+                    "password", "redis-secret",
+                    "tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")),
+            "database", Map.of(
+                    "existingSecret", "",
+                    "url", "jdbc:postgresql://rules-db:5432/tollgate",
+                    "username", "tollgate",
+                    "password", "db-secret"));
+
+    @ParameterizedTest
+    @CsvSource({
+            "tollgate-check-service,    check-service,     TOLLGATE_REDIS",
+            "tollgate-rules-service,    rules-service,     TOLLGATE_USAGE_REDIS",
+            "tollgate-budget-rebalancer, budget-rebalancer, TOLLGATE_REDIS"})
+    void readsSeedsUserAndPasswordFromTheExistingSecret(String deployment, String container, String prefix) {
+        Tree env = TollgateChart.render("us-east").one("Deployment", deployment)
+                .named(container, "spec", "template", "spec", "containers");
+
+        assertSecretRef(env.named(prefix + "_SEEDS", "env"), "tollgate-redis", "seeds", false);
+        assertSecretRef(env.named(prefix + "_USERNAME", "env"), "tollgate-redis", "username", true);
+        assertSecretRef(env.named(prefix + "_PASSWORD", "env"), "tollgate-redis", "password", true);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "tollgate-check-service,    check-service",
+            "tollgate-rules-service,    rules-service",
+            "tollgate-budget-rebalancer, budget-rebalancer"})
+    void trustsThePrivateRedisCaFromTheSecret(String deployment, String container) {
+        Tree pod = TollgateChart.render("us-east").one("Deployment", deployment).at("spec", "template", "spec");
+
+        Tree caVolume = pod.named("redis-ca", "volumes");
+        assertThat(caVolume.at("secret", "secretName").text()).isEqualTo("tollgate-redis");
+        assertThat(caVolume.at("secret", "items").items()).singleElement()
+                .satisfies(item -> assertThat(item.at("key").text()).isEqualTo("ca.crt"));
+
+        Tree init = pod.named("redis-truststore", "initContainers");
+        assertThat(init.at("command").items().get(2).text()).contains("keytool -importcert").contains("/redis-ca/ca.crt");
+
+        Tree main = pod.named(container, "containers");
+        assertThat(main.named("JAVA_TOOL_OPTIONS", "env").at("value").text())
+                .contains("-Djavax.net.ssl.trustStore=/truststore/cacerts");
+        assertThat(main.named("truststore", "volumeMounts").at("readOnly").value()).isEqualTo(true);
+    }
+
+    @Test
+    void leavesTheJreTruststoreAloneForAPublicCa() {
+        Tree pod = TollgateChart.render("eu-west", Map.of("redis", Map.of("tls", Map.of("privateCa", false))))
+                .one("Deployment", "tollgate-check-service").at("spec", "template", "spec");
+
+        assertThat(pod.items("initContainers")).isEmpty();
+        assertThat(pod.named("redis-ca", "volumes").exists()).isFalse();
+        assertThat(pod.named("check-service", "containers").named("JAVA_TOOL_OPTIONS", "env").at("value").text())
+                .doesNotContain("trustStore");
+    }
+
+    @Test
+    void createsTheRedisSecretFromValuesWhenNoneIsGiven() {
+        Manifests release = TollgateChart.renderWithHooks("ap-south", CHART_MADE_SECRETS);
+        Tree secret = release.one("Secret", "tollgate-redis");
+
+        assertThat(secret.at("stringData").map())
+                .containsEntry("seeds", "rediss://redis-0.internal:6379,rediss://redis-1.internal:6379")
+                .containsEntry("username", "tollgate")
+                .containsEntry("password", "redis-secret")
+                .containsKey("ca.crt");
+        assertThat(Manifests.hookAnnotations(secret)).as("an ordinary object, not a hook").isEmpty();
+        assertThat(release.one("Deployment", "tollgate-check-service")
+                .at("spec", "template", "metadata", "annotations", "checksum/redis-secret").text())
+                .as("a changed password rolls the pods").hasSize(64);
+    }
+
+    @Test
+    void leavesOutCredentialKeysThatAreNotSet() {
+        // An empty username would be sent as an ACL user named ""; an absent key leaves the property unset.
+        Map<String, Object> noAcl = Map.of("redis", Map.of(
+                "existingSecret", "",
+                "seeds", List.of("rediss://redis-0:6379"),
+                "tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\n")));
+
+        Tree secret = TollgateChart.render("ap-south", noAcl).one("Secret", "tollgate-redis");
+
+        assertThat(secret.at("stringData").map()).containsOnlyKeys("seeds", "ca.crt");
+    }
+
+    @Test
+    void refusesPlainRedisSeedsWhenTlsIsOn() {
+        Map<String, Object> plain = Map.of("redis", Map.of(
+                "existingSecret", "", "seeds", List.of("redis://redis-0:6379"), "tls", Map.of("ca", "x")));
+
+        String error = TollgateChart.renderFailure(List.of(TollgateChart.valuesFile("us-east"), TollgateChart.writeValues(plain)));
+
+        assertThat(error).contains("redis://redis-0:6379").contains("rediss://");
+    }
+
+    private static void assertSecretRef(Tree env, String secret, String key, boolean optional) {
+        Tree ref = env.at("valueFrom", "secretKeyRef");
+        assertThat(ref.at("name").text()).as("%s secret", env.at("name")).isEqualTo(secret);
+        assertThat(ref.at("key").text()).as("%s key", env.at("name")).isEqualTo(key);
+        assertThat(Boolean.TRUE.equals(ref.at("optional").value())).as("%s optional", env.at("name")).isEqualTo(optional);
+        assertThat(env.at("value").exists()).as("%s has no literal value", env.at("name")).isFalse();
+    }
+}

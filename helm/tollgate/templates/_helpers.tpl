@@ -1,0 +1,238 @@
+{{/*
+Names. The release is one region's install, so objects are named <release>-<component>.
+*/}}
+{{- define "tollgate.name" -}}
+{{- .Chart.Name -}}
+{{- end }}
+
+{{- define "tollgate.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+The region this release serves. Every object carries it, so a missing region file fails the render
+here, naming what to do, instead of installing a region-less Tollgate.
+*/}}
+{{- define "tollgate.region" -}}
+{{- required "region is not set: install once per region with its values file, e.g. -f values-us-east.yaml" .Values.region -}}
+{{- end }}
+
+{{/* Labels; call with (dict "root" $ "component" "check-service"). */}}
+{{- define "tollgate.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
+{{ include "tollgate.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: tollgate
+tollgate.dev/region: {{ include "tollgate.region" .root | quote }}
+{{- end }}
+
+{{- define "tollgate.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "tollgate.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* An image reference; call with (dict "root" $ "image" .Values.checkService.image). */}}
+{{- define "tollgate.image" -}}
+{{- $repository := .image.repository -}}
+{{- with .root.Values.image.registry -}}
+{{- $repository = printf "%s/%s" (trimSuffix "/" .) $repository -}}
+{{- end -}}
+{{- printf "%s:%s" $repository (.image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion) -}}
+{{- end }}
+
+{{- define "tollgate.redisSecretName" -}}
+{{- .Values.redis.existingSecret | default (printf "%s-redis" (include "tollgate.fullname" .)) -}}
+{{- end }}
+
+{{- define "tollgate.databaseSecretName" -}}
+{{- .Values.database.existingSecret | default (printf "%s-database" (include "tollgate.fullname" .)) -}}
+{{- end }}
+
+{{/*
+The Redis Cluster endpoint and credentials, all from the Redis Secret; call with
+(dict "root" $ "prefix" "TOLLGATE_REDIS"). The prefix is the service's property group in environment
+form (check-service: tollgate.redis.*; rules-service: tollgate.usage.redis.*). Username and password are
+optional keys: a cluster without ACLs has neither, and an absent key leaves the property unset rather
+than set to an empty string.
+*/}}
+{{- define "tollgate.redisEnv" -}}
+{{- $secret := include "tollgate.redisSecretName" .root -}}
+{{- $keys := .root.Values.redis.secretKeys -}}
+- name: {{ .prefix }}_SEEDS
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $keys.seeds }}
+- name: {{ .prefix }}_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $keys.username }}
+      optional: true
+- name: {{ .prefix }}_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $keys.password }}
+      optional: true
+{{- end }}
+
+{{/* "true" when pods must trust a private CA for rediss:// (empty otherwise). */}}
+{{- define "tollgate.redisPrivateCa" -}}
+{{- if and .Values.redis.tls.enabled .Values.redis.tls.privateCa -}}true{{- end -}}
+{{- end }}
+
+{{/*
+JAVA_TOOL_OPTIONS: the component's JVM flags, plus, with a private Redis CA, the truststore the init
+container builds. Call with (dict "root" $ "options" .Values.checkService.javaToolOptions).
+The truststore holds public certificates only; "changeit" is the JDK's well-known cacerts password, not
+a secret.
+*/}}
+{{- define "tollgate.javaToolOptions" -}}
+{{- $options := .options -}}
+{{- if include "tollgate.redisPrivateCa" .root -}}
+{{- $options = printf "%s -Djavax.net.ssl.trustStore=/truststore/cacerts -Djavax.net.ssl.trustStorePassword=changeit" $options -}}
+{{- end -}}
+{{- $options | trim -}}
+{{- end }}
+
+{{/*
+Lettuce verifies rediss:// peers against the JVM's default truststore, which reads PKCS12/JKS, not PEM.
+This init container copies the JRE's own cacerts and adds the Redis CA, so TLS to everything else (a
+JWKS URI, say) still verifies. It uses the component's image, which has keytool. Call with
+(dict "root" $ "image" .Values.checkService.image).
+*/}}
+{{- define "tollgate.truststoreInitContainer" -}}
+{{- if include "tollgate.redisPrivateCa" .root -}}
+- name: redis-truststore
+  image: {{ include "tollgate.image" . }}
+  imagePullPolicy: {{ .root.Values.image.pullPolicy }}
+  command:
+    - sh
+    - -ec
+    - >-
+      cp "$JAVA_HOME/lib/security/cacerts" /truststore/cacerts &&
+      keytool -importcert -noprompt -alias tollgate-redis-ca -file /redis-ca/ca.crt
+      -keystore /truststore/cacerts -storepass changeit
+  env:
+    # keytool needs none of the service's heap flags
+    - name: JAVA_TOOL_OPTIONS
+      value: ""
+  securityContext:
+    {{- toYaml .root.Values.containerSecurityContext | nindent 4 }}
+  resources:
+    requests:
+      cpu: 50m
+      memory: 64Mi
+    limits:
+      memory: 128Mi
+  volumeMounts:
+    - name: truststore
+      mountPath: /truststore
+    - name: redis-ca
+      mountPath: /redis-ca
+      readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* Volumes every Java pod has: a writable /tmp (the root filesystem is read-only), and the Redis CA pieces. */}}
+{{- define "tollgate.volumes" -}}
+- name: tmp
+  emptyDir: {}
+{{- if include "tollgate.redisPrivateCa" . }}
+- name: redis-ca
+  secret:
+    secretName: {{ include "tollgate.redisSecretName" . }}
+    items:
+      - key: {{ .Values.redis.secretKeys.ca }}
+        path: ca.crt
+- name: truststore
+  emptyDir: {}
+{{- end }}
+{{- end }}
+
+{{- define "tollgate.volumeMounts" -}}
+- name: tmp
+  mountPath: /tmp
+{{- if include "tollgate.redisPrivateCa" . }}
+- name: truststore
+  mountPath: /truststore
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* The rules store's JDBC URL and credentials, from the database Secret (Spring's own property names). */}}
+{{- define "tollgate.databaseEnv" -}}
+{{- $secret := include "tollgate.databaseSecretName" . -}}
+{{- $keys := .Values.database.secretKeys -}}
+- name: SPRING_DATASOURCE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $keys.url }}
+- name: SPRING_DATASOURCE_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $keys.username }}
+- name: SPRING_DATASOURCE_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $keys.password }}
+{{- end }}
+
+{{/* Pod annotations for annotation-based Prometheus scraping; call with (dict "root" $ "port" 8080). */}}
+{{- define "tollgate.scrapeAnnotations" -}}
+{{- if .root.Values.metrics.scrapeAnnotations -}}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .port | quote }}
+prometheus.io/path: /actuator/prometheus
+{{- end -}}
+{{- end }}
+
+{{/*
+Probes on Spring Boot's health groups. Readiness is the application's readiness state only (Boot's
+default group): a Redis outage must NOT take check-service pods out of their Service, because answering
+from fallback buckets is how the API keeps serving (requirement 4). The startup probe gives the JVM up
+to two minutes before liveness counts.
+*/}}
+{{- define "tollgate.probes" -}}
+startupProbe:
+  httpGet:
+    path: /actuator/health/liveness
+    port: http
+  periodSeconds: 2
+  failureThreshold: 60
+readinessProbe:
+  httpGet:
+    path: /actuator/health/readiness
+    port: http
+  periodSeconds: 5
+  timeoutSeconds: 2
+  failureThreshold: 3
+livenessProbe:
+  httpGet:
+    path: /actuator/health/liveness
+    port: http
+  periodSeconds: 10
+  timeoutSeconds: 2
+  failureThreshold: 3
+{{- end }}
+
+{{/* rules-service's base URL for the pods' watch feed: given, or this release's rules-service. */}}
+{{- define "tollgate.rulesServiceUrl" -}}
+{{- if .Values.checkService.rules.serviceUrl -}}
+{{- .Values.checkService.rules.serviceUrl -}}
+{{- else if .Values.rulesService.enabled -}}
+{{- printf "http://%s-rules-service:8081" (include "tollgate.fullname" .) -}}
+{{- else -}}
+{{- fail "checkService.rules.watch is on but rulesService is disabled: set checkService.rules.serviceUrl" -}}
+{{- end -}}
+{{- end }}
