@@ -25,12 +25,14 @@ final class KeyGroup {
     private final List<Double> shares = new ArrayList<>();
     private final List<Integer> costs = new ArrayList<>();
     private final List<List<Integer>> entryIndexes = new ArrayList<>();
+    private List<Spend> spends;
 
     KeyGroup(Id id) {
         this.id = id;
     }
 
     void add(Rule rule, double share, int cost, int entryIndex) {
+        spends = null;
         for (int i = 0; i < rules.size(); i++) {
             if (rules.get(i).id().equals(rule.id())) {
                 costs.set(i, Math.addExact(costs.get(i), cost));
@@ -70,10 +72,14 @@ final class KeyGroup {
         return entryIndexes.get(i);
     }
 
+    /** The group's spends, built once: the hot path reads them up to four times per check. */
     List<Spend> spends() {
-        List<Spend> spends = new ArrayList<>(rules.size());
-        for (int i = 0; i < rules.size(); i++) {
-            spends.add(new Spend(rules.get(i), shares.get(i), costs.get(i)));
+        if (spends == null) {
+            List<Spend> built = new ArrayList<>(rules.size());
+            for (int i = 0; i < rules.size(); i++) {
+                built.add(new Spend(rules.get(i), shares.get(i), costs.get(i)));
+            }
+            spends = List.copyOf(built);
         }
         return spends;
     }

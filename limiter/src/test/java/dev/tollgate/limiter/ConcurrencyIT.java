@@ -6,9 +6,8 @@ import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,17 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Requirement #3: pods racing on one key never both spend the same last token. */
 class ConcurrencyIT {
 
-    private static LimiterFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new LimiterFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+    @RegisterExtension
+    static final LimiterFixture fixture = new LimiterFixture();
 
     @Test
     void fiftyClientsOnFivePodsNeverAdmitMoreThanBurstPlusRateTimesTime() throws Exception {

@@ -12,9 +12,8 @@ import dev.tollgate.testsupport.redis.Node;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.tollgate.limiter.LimiterFixture.check;
 import static dev.tollgate.limiter.LimiterFixture.uniqueKey;
@@ -25,17 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KeysAndScriptsIT {
 
     private static final Match GROWTH = new Match("growth", null);
-    private static LimiterFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new LimiterFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+    @RegisterExtension
+    static final LimiterFixture fixture = new LimiterFixture();
 
     @Test
     void keysThatEnvoyWouldCollideLandInDistinctBuckets() {

@@ -10,6 +10,8 @@ import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -18,8 +20,11 @@ import java.util.List;
 import java.util.UUID;
 
 
-/** A limiter on the shared real Redis Cluster, for integration tests. Every test uses keys of its own. */
-final class LimiterFixture implements AutoCloseable {
+/**
+ * A limiter on the shared real Redis Cluster, for integration tests: register it as a static
+ * extension and it closes its connection after the class. Every test uses keys of its own.
+ */
+final class LimiterFixture implements AutoCloseable, AfterAllCallback {
 
     /** Generous: these tests are about arithmetic and atomicity on a busy 2-core machine, not about timeouts. */
     static final Duration TEST_TIMEOUT = Duration.ofSeconds(2);
@@ -56,6 +61,11 @@ final class LimiterFixture implements AutoCloseable {
     long redisTimeMs(String anyKeyOnTheNode) {
         List<String> time = redis().getConnection(cluster.primaryForKey(anyKeyOnTheNode).nodeId()).time();
         return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     @Override

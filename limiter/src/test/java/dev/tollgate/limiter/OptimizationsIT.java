@@ -13,9 +13,8 @@ import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -34,17 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OptimizationsIT {
 
     private static final Match ENTERPRISE = new Match("enterprise", null);
-    private static LimiterFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new LimiterFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+    @RegisterExtension
+    static final LimiterFixture fixture = new LimiterFixture();
 
     @ParameterizedTest(name = "rate {0}, burst {1}, {2} pods: lease of {3}")
     @CsvSource({

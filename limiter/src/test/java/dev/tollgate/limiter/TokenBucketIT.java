@@ -6,9 +6,8 @@ import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.key.RedisKeys;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Map;
 
@@ -20,17 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TokenBucketIT {
 
     private static final Match FREE = new Match("free", null);
-    private static LimiterFixture fixture;
-
-    @BeforeAll
-    static void start() {
-        fixture = new LimiterFixture();
-    }
-
-    @AfterAll
-    static void stop() {
-        fixture.close();
-    }
+    @RegisterExtension
+    static final LimiterFixture fixture = new LimiterFixture();
 
     @Test
     void admitsTheBurstAtOnceThenOneTokenPerTenthOfASecond() throws InterruptedException {
