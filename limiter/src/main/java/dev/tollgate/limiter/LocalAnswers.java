@@ -1,6 +1,7 @@
 package dev.tollgate.limiter;
 
 import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.Spend;
@@ -125,9 +126,13 @@ final class LocalAnswers {
         EntryResult at(int i);
     }
 
-    private static void fill(KeyGroup group, EntryResult[] results, Result result) {
+    private void fill(KeyGroup group, EntryResult[] results, Result result) {
         for (int i = 0; i < group.size(); i++) {
             EntryResult entry = group.shadow() ? result.at(i).asShadow() : result.at(i);
+            metrics.decided(entry.rule(), entry.verdict());
+            if (group.shadow() && entry.verdict() == Verdict.DENY) {
+                metrics.shadowDenied(entry.rule());
+            }
             for (int index : group.entryIndexes(i)) {
                 results[index] = entry;
             }

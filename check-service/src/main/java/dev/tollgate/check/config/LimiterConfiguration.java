@@ -6,7 +6,8 @@ import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.pods.PodRegistry;
-import dev.tollgate.limiter.usage.UsageSink;
+import dev.tollgate.limiter.usage.UsageRecorder;
+import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
@@ -35,9 +36,12 @@ class LimiterConfiguration {
 
     @Bean(destroyMethod = "close")
     RedisCounterStore counterStore(CheckProperties properties) {
+        return RedisCounterStore.connect(redisSettings(properties));
+    }
+
+    private static RedisStoreSettings redisSettings(CheckProperties properties) {
         CheckProperties.Redis redis = properties.redis();
-        return RedisCounterStore.connect(new RedisStoreSettings(
-                redis.seeds(), redis.username(), redis.password(), redis.commandTimeout(), redis.topologyRefresh()));
+        return new RedisStoreSettings(redis.seeds(), redis.username(), redis.password(), redis.commandTimeout(), redis.topologyRefresh());
     }
 
     @Bean
@@ -74,7 +78,7 @@ class LimiterConfiguration {
 
     @Bean
     Limiter limiter(RuleBook ruleBook, RedisCounterStore store, CheckProperties properties, LimiterMetrics metrics,
-                    PodRegistry pods, UsageSink usage) {
+                    PodRegistry pods, UsageRecorder usage) {
         return Limiter.builder(ruleBook, store)
                 .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
                         properties.optimizations().settings()))
@@ -84,11 +88,13 @@ class LimiterConfiguration {
                 .build();
     }
 
-    /** Nothing records usage unless a recorder is configured (issue: one limit across regions). */
-    @Bean
-    @org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
-    UsageSink usageSink() {
-        return UsageSink.NONE;
+    /**
+     * Admitted requests per limit and key, flushed once a second to the region's Redis for the budget
+     * rebalancer; on its own connection, so a flush never queues ahead of a check's script.
+     */
+    @Bean(destroyMethod = "close")
+    UsageRecorder usageRecorder(CheckProperties properties, MeterRegistry registry) {
+        return UsageRecorder.start(redisSettings(properties), UsageSettings.DEFAULTS, registry);
     }
 
     private static String hostName() {

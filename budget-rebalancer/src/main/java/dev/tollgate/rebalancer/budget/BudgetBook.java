@@ -1,0 +1,175 @@
+package dev.tollgate.rebalancer.budget;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The active rebalancer's copy of region_budgets, and the decision of each cycle: which keys get new
+ * shares and which go back to the default split. No I/O: the cycle reads and writes around it.
+ *
+ * <p>"No row" means the default split: a pod applies its region's default share to a key it has no
+ * budget for, so rows exist only for keys with recent traffic, and a key idle for {@code idleAfter}
+ * goes back to the default by deleting its rows. All of a key's rows are written together or not at
+ * all, so a pod never combines shares of two different splits.
+ *
+ * <p>Shares that moved by no more than {@code minChange} in every region are not rewritten: steady
+ * traffic then costs no write, no new store revision and no new snapshot on every pod each cycle.
+ *
+ * <p>At most {@code maxKeysPerCycle} keys are written or reset per cycle, the largest changes first, so a
+ * cycle's transaction stays short however many keys moved at once (the first cycle after start-up has
+ * every key to write; PostgreSQL upserts some 50,000 budget rows a second on a small machine). The rest
+ * wait for the next cycles; a key waiting keeps a whole, valid split meanwhile (its old rows or the
+ * default), since a key's rows are only ever written together.
+ *
+ * <p>A region whose usage could not be read keeps its share for every key (its stored share, or its
+ * default when the key has no rows), and no key is reset as idle in that cycle: usage that cannot be
+ * seen is not the same as no usage.
+ */
+public final class BudgetBook {
+
+    private final BudgetSplit split;
+    private final Duration idleAfter;
+    private final long minChangeMicros;
+    private final int maxKeysPerCycle;
+    private final double[] defaults;
+    private final Map<BudgetKey, double[]> stored = new HashMap<>();
+    /** When each key last had usage, or when this instance first saw its rows; for idle resets. */
+    private final Map<BudgetKey, Instant> lastSeen = new HashMap<>();
+    private Set<String> rules = Set.of();
+
+    public BudgetBook(BudgetSplit split, Duration idleAfter, double minChange, int maxKeysPerCycle) {
+        if (maxKeysPerCycle < 1) {
+            throw new IllegalArgumentException("tollgate.rebalancer.max-keys-per-cycle must be at least 1, was " + maxKeysPerCycle);
+        }
+        this.split = split;
+        this.idleAfter = idleAfter;
+        this.minChangeMicros = BudgetSplit.micros(minChange);
+        this.maxKeysPerCycle = maxKeysPerCycle;
+        this.defaults = split.defaultShares();
+    }
+
+    /**
+     * Replaces the copy with what the store holds. Keys first seen now count as seen now: after a
+     * takeover an idle key is reset {@code idleAfter} later, not at once.
+     */
+    public void reload(StoredBudgets budgets, Instant now) {
+        stored.clear();
+        stored.putAll(budgets.shares());
+        rules = Set.copyOf(budgets.ruleIds());
+        for (BudgetKey key : budgets.shares().keySet()) {
+            lastSeen.putIfAbsent(key, now);
+        }
+    }
+
+    /**
+     * @param usage     cost per key and region in the window read (0 for an unreachable region)
+     * @param reachable per region, whether its usage was read
+     */
+    public Plan plan(Map<BudgetKey, long[]> usage, boolean[] reachable, Instant now) {
+        boolean allReachable = true;
+        for (boolean region : reachable) {
+            allReachable &= region;
+        }
+        List<Change> changes = new ArrayList<>();
+        int rebalanced = 0;
+        int skipped = 0;
+        for (Map.Entry<BudgetKey, long[]> entry : usage.entrySet()) {
+            BudgetKey key = entry.getKey();
+            if (!rules.contains(key.ruleId())) {
+                skipped++;
+                continue;
+            }
+            lastSeen.put(key, now);
+            double[] current = stored.get(key);
+            double[] shares = split.split(entry.getValue(), allReachable ? null : kept(current, reachable));
+            if (shares == null) {
+                skipped++;
+                continue;
+            }
+            rebalanced++;
+            long change = change(shares, current == null ? defaults : current);
+            if (change > minChangeMicros) {
+                changes.add(new Change(key, shares, change));
+            }
+        }
+        int deferred = 0;
+        if (changes.size() > maxKeysPerCycle) {
+            changes.sort(Comparator.comparingLong(Change::micros).reversed());
+            deferred = changes.size() - maxKeysPerCycle;
+            changes = changes.subList(0, maxKeysPerCycle);
+        }
+        Map<BudgetKey, double[]> writes = new LinkedHashMap<>();
+        for (Change change : changes) {
+            writes.put(change.key(), change.shares());
+        }
+        List<BudgetKey> resets = new ArrayList<>();
+        if (allReachable) {
+            Instant idleSince = now.minus(idleAfter);
+            for (Iterator<Map.Entry<BudgetKey, Instant>> it = lastSeen.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<BudgetKey, Instant> seen = it.next();
+                if (!seen.getValue().isAfter(idleSince) && !usage.containsKey(seen.getKey())) {
+                    if (stored.containsKey(seen.getKey())) {
+                        if (writes.size() + resets.size() < maxKeysPerCycle) {
+                            resets.add(seen.getKey());
+                        } else {
+                            deferred++;
+                        }
+                    } else {
+                        // its usage never moved it off the default split: nothing to undo
+                        it.remove();
+                    }
+                }
+            }
+        }
+        return new Plan(writes, resets, rebalanced, skipped, deferred);
+    }
+
+    /** The plan was committed: the copy follows it. */
+    public void applied(Plan plan) {
+        stored.putAll(plan.writes());
+        for (BudgetKey key : plan.resets()) {
+            stored.remove(key);
+            lastSeen.remove(key);
+        }
+    }
+
+    /** Keys that have rows. */
+    public int size() {
+        return stored.size();
+    }
+
+    /** The share each unreachable region keeps; NaN for the regions to compute. */
+    private double[] kept(double[] current, boolean[] reachable) {
+        double[] kept = new double[reachable.length];
+        for (int i = 0; i < kept.length; i++) {
+            if (reachable[i]) {
+                kept[i] = Double.NaN;
+            } else {
+                kept[i] = current != null && !Double.isNaN(current[i]) ? current[i] : defaults[i];
+            }
+        }
+        return kept;
+    }
+
+    /** How far a key's shares move, in millionths: the largest move of any region (a missing row: the whole). */
+    private static long change(double[] shares, double[] current) {
+        long largest = 0;
+        for (int i = 0; i < shares.length; i++) {
+            long move = Double.isNaN(current[i]) ? BudgetSplit.WHOLE
+                    : Math.abs(BudgetSplit.micros(shares[i]) - BudgetSplit.micros(current[i]));
+            largest = Math.max(largest, move);
+        }
+        return largest;
+    }
+
+    private record Change(BudgetKey key, double[] shares, long micros) {
+    }
+}

@@ -1,0 +1,201 @@
+package dev.tollgate.rebalancer.store;
+
+import dev.tollgate.rebalancer.budget.BudgetKey;
+import dev.tollgate.rebalancer.budget.Plan;
+import dev.tollgate.rebalancer.budget.StoredBudgets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@code region_budgets} table, read and written over the lock's connection (see {@link LeaderLock}).
+ *
+ * <p>A cycle's changes are one transaction that first calls {@code advance_revision()}: that takes the
+ * store revision's row lock before any budget row, as every writer of the rules store does, so writers
+ * never deadlock, and pods see the whole cycle at one new revision through the watch feed or none of it.
+ * Rows are upserted and deleted from arrays ({@code unnest}), thousands per statement.
+ */
+public final class BudgetStore {
+
+    private static final Logger log = LoggerFactory.getLogger(BudgetStore.class);
+    /** Keys per statement: with three regions, 15,000 rows in four array parameters. */
+    static final int KEYS_PER_STATEMENT = 5_000;
+
+    private static final String UPSERT = """
+            INSERT INTO region_budgets (rule_id, limit_key, region, share, updated_at)
+            SELECT v.rule_id, v.limit_key, v.region, v.share, ?
+              FROM unnest(?::text[], ?::text[], ?::text[], ?::float8[]) AS v(rule_id, limit_key, region, share)
+              -- a rule deleted since the cycle read the rules: skip its rows rather than fail the cycle
+              JOIN rules r ON r.rule_id = v.rule_id
+            ON CONFLICT (rule_id, limit_key, region) DO UPDATE SET share = EXCLUDED.share, updated_at = EXCLUDED.updated_at""";
+    private static final String DELETE = """
+            DELETE FROM region_budgets b
+             USING unnest(?::text[], ?::text[]) AS d(rule_id, limit_key)
+             WHERE b.rule_id = d.rule_id AND b.limit_key = d.limit_key""";
+
+    private final List<String> regions;
+    private final Map<String, Integer> regionIndex = new HashMap<>();
+
+    /** @param regions the regions in the budget split's order */
+    public BudgetStore(List<String> regions) {
+        this.regions = List.copyOf(regions);
+        for (int i = 0; i < regions.size(); i++) {
+            regionIndex.put(regions.get(i), i);
+        }
+    }
+
+    /** The store revision now: a cheap way to tell whether anyone else changed the store. */
+    public long revision(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT revision FROM store_revision");
+             ResultSet result = select.executeQuery()) {
+            if (!result.next()) {
+                throw new SQLException("store_revision has no row: the rules store is not migrated");
+            }
+            return result.getLong(1);
+        }
+    }
+
+    /** Every rule id and budget row, and the revision they are as of, in one consistent read. */
+    public StoredBudgets load(Connection connection) throws SQLException {
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try {
+            long revision = revision(connection);
+            Set<String> rules = new HashSet<>();
+            try (PreparedStatement select = connection.prepareStatement("SELECT rule_id FROM rules");
+                 ResultSet result = select.executeQuery()) {
+                while (result.next()) {
+                    rules.add(result.getString(1));
+                }
+            }
+            Map<BudgetKey, double[]> shares = new HashMap<>();
+            int otherRegions = 0;
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT rule_id, limit_key, region, share FROM region_budgets")) {
+                // streamed, not held whole in the driver (it streams only inside a transaction)
+                select.setFetchSize(10_000);
+                try (ResultSet result = select.executeQuery()) {
+                    while (result.next()) {
+                        Integer region = regionIndex.get(result.getString(3));
+                        if (region == null) {
+                            otherRegions++;
+                            continue;
+                        }
+                        shares.computeIfAbsent(new BudgetKey(result.getString(1), result.getString(2)), k -> nanArray())
+                                [region] = result.getDouble(4);
+                    }
+                }
+            }
+            connection.commit();
+            if (otherRegions > 0) {
+                log.warn("region_budgets holds {} rows of regions this rebalancer does not know (it knows {}); they are left alone",
+                        otherRegions, regions);
+            }
+            return new StoredBudgets(revision, rules, shares);
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(connection);
+            throw e;
+        } finally {
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /** Writes a plan in one transaction and answers the store revision it became visible in. */
+    public long write(Connection connection, Plan plan, Instant now) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            long revision;
+            // first: take the revision lock before touching any row, as every writer does
+            try (PreparedStatement advance = connection.prepareStatement("SELECT advance_revision()");
+                 ResultSet result = advance.executeQuery()) {
+                result.next();
+                revision = result.getLong(1);
+            }
+            upsert(connection, plan.writes(), OffsetDateTime.ofInstant(now, ZoneOffset.UTC));
+            delete(connection, plan.resets());
+            connection.commit();
+            return revision;
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(connection);
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private void upsert(Connection connection, Map<BudgetKey, double[]> writes, OffsetDateTime now) throws SQLException {
+        if (writes.isEmpty()) {
+            return;
+        }
+        List<Map.Entry<BudgetKey, double[]>> entries = new ArrayList<>(writes.entrySet());
+        try (PreparedStatement upsert = connection.prepareStatement(UPSERT)) {
+            for (int from = 0; from < entries.size(); from += KEYS_PER_STATEMENT) {
+                List<Map.Entry<BudgetKey, double[]>> chunk = entries.subList(from, Math.min(entries.size(), from + KEYS_PER_STATEMENT));
+                int rows = chunk.size() * regions.size();
+                String[] rules = new String[rows];
+                String[] keys = new String[rows];
+                String[] regionNames = new String[rows];
+                Double[] shares = new Double[rows];
+                int row = 0;
+                for (Map.Entry<BudgetKey, double[]> entry : chunk) {
+                    for (int region = 0; region < regions.size(); region++) {
+                        rules[row] = entry.getKey().ruleId();
+                        keys[row] = entry.getKey().limitKey();
+                        regionNames[row] = regions.get(region);
+                        shares[row] = entry.getValue()[region];
+                        row++;
+                    }
+                }
+                upsert.setObject(1, now);
+                upsert.setArray(2, connection.createArrayOf("text", rules));
+                upsert.setArray(3, connection.createArrayOf("text", keys));
+                upsert.setArray(4, connection.createArrayOf("text", regionNames));
+                upsert.setArray(5, connection.createArrayOf("float8", shares));
+                upsert.executeUpdate();
+            }
+        }
+    }
+
+    private static void delete(Connection connection, List<BudgetKey> resets) throws SQLException {
+        if (resets.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
+            for (int from = 0; from < resets.size(); from += KEYS_PER_STATEMENT) {
+                List<BudgetKey> chunk = resets.subList(from, Math.min(resets.size(), from + KEYS_PER_STATEMENT));
+                delete.setArray(1, connection.createArrayOf("text", chunk.stream().map(BudgetKey::ruleId).toArray(String[]::new)));
+                delete.setArray(2, connection.createArrayOf("text", chunk.stream().map(BudgetKey::limitKey).toArray(String[]::new)));
+                delete.executeUpdate();
+            }
+        }
+    }
+
+    private double[] nanArray() {
+        double[] shares = new double[regions.size()];
+        Arrays.fill(shares, Double.NaN);
+        return shares;
+    }
+
+    private static void rollbackQuietly(Connection connection) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            log.debug("rollback failed: {}", e.toString());
+        }
+    }
+}

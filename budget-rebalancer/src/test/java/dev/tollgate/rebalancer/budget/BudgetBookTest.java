@@ -1,0 +1,160 @@
+package dev.tollgate.rebalancer.budget;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class BudgetBookTest {
+
+    private static final double NAN = Double.NaN;
+    private static final boolean[] ALL = {true, true, true};
+    private static final BudgetKey ACCOUNT = new BudgetKey("growth-global", "acct_7Q2");
+    private static final BudgetKey OTHER = new BudgetKey("growth-global", "acct_9");
+
+    private final BudgetSplit split = new BudgetSplit(List.of("us-east", "eu-west", "ap-south"), new double[] {0.60, 0.25, 0.15}, 0.10);
+    private final BudgetBook book = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 1_000);
+    private Instant now = Instant.parse("2026-09-30T12:00:02Z");
+
+    @BeforeEach
+    void emptyStore() {
+        book.reload(new StoredBudgets(1, Set.of("growth-global"), Map.of()), now);
+    }
+
+    private static Map<BudgetKey, long[]> usage(Object... keysAndCounts) {
+        Map<BudgetKey, long[]> usage = new HashMap<>();
+        for (int i = 0; i < keysAndCounts.length; i += 2) {
+            usage.put((BudgetKey) keysAndCounts[i], (long[]) keysAndCounts[i + 1]);
+        }
+        return usage;
+    }
+
+    private Plan cycle(Map<BudgetKey, long[]> usage, boolean[] reachable) {
+        Plan plan = book.plan(usage, reachable, now);
+        book.applied(plan);
+        now = now.plusSeconds(10);
+        return plan;
+    }
+
+    @Test
+    void writesEveryRegionsShareOfAKeyWithUsage() {
+        Plan plan = cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
+
+        assertThat(plan.writes()).containsOnlyKeys(ACCOUNT);
+        assertThat(plan.writes().get(ACCOUNT)).containsExactly(new double[] {0.63, 0.27, 0.10}, within(1e-9));
+        assertThat(plan.rebalanced()).isEqualTo(1);
+        assertThat(book.size()).isEqualTo(1);
+    }
+
+    @Test
+    void writesNothingForAKeyWhoseSplitIsTheDefaultItAlreadyHas() {
+        // no row means the default split, and 60/25/15 usage gives the default split
+        Plan plan = cycle(usage(ACCOUNT, new long[] {600, 250, 150}), ALL);
+
+        assertThat(plan.writes()).isEmpty();
+        assertThat(plan.rebalanced()).isEqualTo(1);
+    }
+
+    @Test
+    void rewritesSharesOnlyWhenTheyMoveByMoreThanTheMinimumChange() {
+        cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
+
+        assertThat(cycle(usage(ACCOUNT, new long[] {705, 295, 0}), ALL).writes()).as("0.6345 vs 0.63").isEmpty();
+        assertThat(cycle(usage(ACCOUNT, new long[] {500, 500, 0}), ALL).writes()).containsOnlyKeys(ACCOUNT);
+    }
+
+    @Test
+    void writesTheLargestChangesFirstAndLeavesTheRestForTheNextCycles() {
+        BudgetBook small = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 2);
+        small.reload(new StoredBudgets(1, Set.of("growth-global"), Map.of()), now);
+        BudgetKey slight = new BudgetKey("growth-global", "slight");
+        // 0.62 / 0.23 / 0.15 against the default 0.60 / 0.25 / 0.15: 2 points, less than the others move
+        Map<BudgetKey, long[]> usage = usage(ACCOUNT, new long[] {0, 1_000, 0}, OTHER, new long[] {700, 300, 0},
+                slight, new long[] {620, 230, 150});
+
+        Plan first = small.plan(usage, ALL, now);
+        small.applied(first);
+
+        assertThat(first.writes()).containsOnlyKeys(ACCOUNT, OTHER);
+        assertThat(first.deferred()).isEqualTo(1);
+        Plan second = small.plan(usage, ALL, now.plusSeconds(10));
+        assertThat(second.writes()).containsOnlyKeys(slight);
+        assertThat(second.deferred()).isZero();
+    }
+
+    @Test
+    void returnsAKeyIdleForTheIdleTimeToTheDefaultSplit() {
+        cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
+        now = now.plus(Duration.ofMinutes(4));
+        assertThat(cycle(usage(), ALL).resets()).as("idle 4 min").isEmpty();
+
+        now = now.plus(Duration.ofMinutes(1));
+        Plan plan = cycle(usage(), ALL);
+
+        assertThat(plan.resets()).containsExactly(ACCOUNT);
+        assertThat(book.size()).isZero();
+    }
+
+    @Test
+    void keepsTheSharesOfAnUnreachableRegionAndSplitsTheRestAmongTheOthers() {
+        cycle(usage(ACCOUNT, new long[] {40, 30, 30}), ALL);
+
+        // ap-south cannot be read: it keeps its 30%, the others split 70% as 30 : 40
+        Plan plan = cycle(usage(ACCOUNT, new long[] {30, 40, 0}), new boolean[] {true, true, false});
+
+        assertThat(plan.writes().get(ACCOUNT)).containsExactly(new double[] {0.30, 0.40, 0.30}, within(1e-9));
+    }
+
+    @Test
+    void keepsTheDefaultShareOfAnUnreachableRegionForAKeyWithoutRows() {
+        Plan plan = cycle(usage(ACCOUNT, new long[] {0, 1_000, 0}), new boolean[] {true, true, false});
+
+        // ap-south's pods apply their default 15% to this key: it stays 15%
+        assertThat(plan.writes().get(ACCOUNT)).containsExactly(new double[] {0.10, 0.75, 0.15}, within(1e-9));
+    }
+
+    @Test
+    void resetsNothingWhileARegionIsUnreachable() {
+        cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
+        now = now.plus(Duration.ofMinutes(10));
+
+        assertThat(cycle(usage(), new boolean[] {true, false, true}).resets()).as("its traffic may be in eu-west").isEmpty();
+        assertThat(cycle(usage(), ALL).resets()).containsExactly(ACCOUNT);
+    }
+
+    @Test
+    void skipsKeysOfRulesTheStoreDoesNotHold() {
+        Plan plan = cycle(usage(new BudgetKey("no-such-rule", "acct_7Q2"), new long[] {1, 0, 0}), ALL);
+
+        assertThat(plan.writes()).isEmpty();
+        assertThat(plan.skipped()).isEqualTo(1);
+    }
+
+    @Test
+    void rewritesAKeyMissingARegionsRowWhateverTheChange() {
+        Map<BudgetKey, double[]> rows = Map.of(ACCOUNT, new double[] {0.63, 0.27, NAN});
+        book.reload(new StoredBudgets(2, Set.of("growth-global"), rows), now);
+
+        Plan plan = cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
+
+        assertThat(plan.writes()).containsOnlyKeys(ACCOUNT);
+    }
+
+    @Test
+    void countsRowsFoundAtTakeoverAsSeenThenSoTheyAreResetOnlyAfterTheIdleTime() {
+        Map<BudgetKey, double[]> rows = Map.of(ACCOUNT, new double[] {0.63, 0.27, 0.10}, OTHER, new double[] {0.5, 0.4, 0.1});
+        book.reload(new StoredBudgets(7, Set.of("growth-global"), rows), now);
+
+        assertThat(cycle(usage(OTHER, new long[] {50, 40, 10}), ALL).resets()).isEmpty();
+        now = now.plus(Duration.ofMinutes(5));
+        assertThat(cycle(usage(OTHER, new long[] {50, 40, 10}), ALL).resets()).containsExactly(ACCOUNT);
+    }
+}

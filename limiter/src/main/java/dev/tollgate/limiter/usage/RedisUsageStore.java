@@ -1,0 +1,61 @@
+package dev.tollgate.limiter.usage;
+
+import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.limiter.store.RedisStoreSettings;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Writes usage to the region's Redis Cluster with {@code usage_add.lua}: one script call per window
+ * hash carries many fields, and all calls of a flush are in flight at once (pipelined).
+ *
+ * <p>It runs on a client and connection of its own, never the check path's: a flush of a few thousand
+ * fields queued on the same connection would delay the checks' scripts behind it.
+ */
+public final class RedisUsageStore implements UsageStore {
+
+    static final LuaScript USAGE_ADD = LuaScript.load("usage_add");
+    /** Fields per script call: keeps one call to well under a millisecond of Redis time. */
+    static final int FIELDS_PER_CALL = 256;
+
+    private final RedisCounterStore redis;
+    private final String ttlMs = Long.toString(UsageKeys.RETENTION.toMillis());
+
+    private RedisUsageStore(RedisCounterStore redis) {
+        this.redis = redis;
+    }
+
+    /** Connects in the background, as the counter store does: until then every flush fails and is counted. */
+    public static RedisUsageStore connect(RedisStoreSettings settings) {
+        return new RedisUsageStore(RedisCounterStore.connect(settings));
+    }
+
+    @Override
+    public CompletableFuture<Void> add(String window, Map<String, Long> counts) {
+        List<CompletableFuture<?>> calls = new ArrayList<>(1 + counts.size() / FIELDS_PER_CALL);
+        List<String> args = new ArrayList<>(1 + 2 * Math.min(counts.size(), FIELDS_PER_CALL));
+        args.add(ttlMs);
+        for (Map.Entry<String, Long> count : counts.entrySet()) {
+            args.add(count.getKey());
+            args.add(Long.toString(count.getValue()));
+            if (args.size() > 2 * FIELDS_PER_CALL) {
+                calls.add(redis.run(USAGE_ADD, List.of(window), args));
+                args = new ArrayList<>(1 + 2 * FIELDS_PER_CALL);
+                args.add(ttlMs);
+            }
+        }
+        if (args.size() > 1) {
+            calls.add(redis.run(USAGE_ADD, List.of(window), args));
+        }
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture<?>[]::new));
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+}

@@ -1,0 +1,225 @@
+package dev.tollgate.limiter.usage;
+
+import dev.tollgate.limiter.store.RedisStoreSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counts a pod's admitted cost per (rule, key) in memory and writes it to the region's Redis at least
+ * once a second, from a thread of its own, in the layout {@link UsageKeys} describes.
+ *
+ * <p>The request path only adds to a {@link LongAdder} in a map: no I/O, no lock, nothing that throws.
+ * Each flush swaps in a fresh map and writes the old one, so memory is bounded by one interval's
+ * distinct keys (capped by {@link UsageSettings#maxKeysPerInterval()}), and a key with no traffic costs
+ * nothing. Usage is advisory: a flush that fails is counted and its counts are dropped, never retried,
+ * and a count that races the swap by nanoseconds may be lost.
+ *
+ * <p>An interval's counts are put in the window that holds the interval's midpoint, by the pod's clock.
+ * Pods' clocks differ by milliseconds, which moves a few counts across a window edge: harmless to a
+ * share computed from 10 s of traffic.
+ */
+public final class UsageRecorder implements UsageSink, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(UsageRecorder.class);
+
+    private record Counted(String ruleId, String key) {
+    }
+
+    /** One interval's counts, and how many distinct keys it holds (the cap is checked against it). */
+    private static final class Interval {
+        final Map<Counted, LongAdder> counts = new ConcurrentHashMap<>();
+        final AtomicInteger keys = new AtomicInteger();
+        final long startMillis;
+
+        Interval(long startMillis) {
+            this.startMillis = startMillis;
+        }
+    }
+
+    private final UsageStore store;
+    private final UsageSettings settings;
+    private final Clock clock;
+    private final UsageMetrics metrics;
+    private final ScheduledExecutorService flusher;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean warnedOnce = new AtomicBoolean();
+    private volatile Interval current;
+
+    UsageRecorder(UsageStore store, UsageSettings settings, MeterRegistry registry, Clock clock) {
+        this.store = store;
+        this.settings = settings;
+        this.clock = clock;
+        this.metrics = new UsageMetrics(registry);
+        this.current = new Interval(clock.millis());
+        this.flusher = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "tollgate-usage-flush");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * A recorder that writes to the region's Redis Cluster on a connection of its own; it connects in the
+     * background, and flushes fail (counted) until it has. {@code redis} is the check path's settings:
+     * the command timeout is replaced by {@link UsageSettings#flushTimeout()}.
+     */
+    public static UsageRecorder start(RedisStoreSettings redis, UsageSettings settings, MeterRegistry registry) {
+        RedisUsageStore store = RedisUsageStore.connect(redis.withCommandTimeout(settings.flushTimeout()));
+        return start(store, settings, registry, Clock.systemUTC());
+    }
+
+    /** A recorder over any store; it owns the store and closes it. */
+    public static UsageRecorder start(UsageStore store, UsageSettings settings, MeterRegistry registry, Clock clock) {
+        UsageRecorder recorder = new UsageRecorder(store, settings, registry, clock);
+        long interval = settings.flushInterval().toMillis();
+        recorder.flusher.scheduleAtFixedRate(recorder::flushQuietly, interval, interval, TimeUnit.MILLISECONDS);
+        return recorder;
+    }
+
+    @Override
+    public void admitted(String ruleId, String key, long cost) {
+        try {
+            Interval interval = current;
+            Counted counted = new Counted(ruleId, key);
+            LongAdder adder = interval.counts.get(counted);
+            if (adder == null) {
+                // checked before inserting, so concurrent newcomers may pass it together: the cap is
+                // exceeded by at most the number of request threads, which still bounds memory
+                if (interval.keys.get() >= settings.maxKeysPerInterval()) {
+                    metrics.overCap();
+                    return;
+                }
+                adder = interval.counts.computeIfAbsent(counted, k -> {
+                    interval.keys.incrementAndGet();
+                    return new LongAdder();
+                });
+            }
+            adder.add(cost);
+        } catch (RuntimeException e) {
+            // never into the request path: losing one advisory count is the whole cost
+            log.debug("usage not counted", e);
+        }
+    }
+
+    /** Writes the interval that just ended; never throws (a scheduled task that throws is never run again). */
+    private void flushQuietly() {
+        try {
+            flush();
+        } catch (RuntimeException e) {
+            log.warn("usage flush failed unexpectedly: {}", e.toString());
+        }
+    }
+
+    /** Swaps in a fresh interval and writes the one that ended. Visible for tests, which flush by hand. */
+    void flush() {
+        long now = clock.millis();
+        Interval done = current;
+        current = new Interval(now);
+        if (done.counts.isEmpty()) {
+            return;
+        }
+        long window = UsageKeys.windowStart(done.startMillis + (now - done.startMillis) / 2);
+        Map<Integer, Map<String, Long>> byShard = new HashMap<>();
+        long invalid = 0;
+        for (Map.Entry<Counted, LongAdder> entry : done.counts.entrySet()) {
+            long cost = entry.getValue().sum();
+            String field = UsageKeys.field(entry.getKey().ruleId(), entry.getKey().key());
+            if (field == null) {
+                invalid++;
+            } else if (cost > 0) {
+                byShard.computeIfAbsent(UsageKeys.shardOf(field), shard -> new HashMap<>()).put(field, cost);
+            }
+        }
+        if (invalid > 0) {
+            metrics.invalid(invalid);
+        }
+        write(window, byShard);
+    }
+
+    private void write(long window, Map<Integer, Map<String, Long>> byShard) {
+        long started = System.nanoTime();
+        List<CompletableFuture<Void>> calls = new ArrayList<>(byShard.size());
+        List<Integer> sizes = new ArrayList<>(byShard.size());
+        for (Map.Entry<Integer, Map<String, Long>> shard : byShard.entrySet()) {
+            sizes.add(shard.getValue().size());
+            try {
+                calls.add(store.add(UsageKeys.window(shard.getKey(), window), shard.getValue()));
+            } catch (RuntimeException e) {
+                calls.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        Throwable failure = null;
+        try {
+            CompletableFuture.allOf(calls.toArray(CompletableFuture<?>[]::new))
+                    .get(settings.flushTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = e;
+        } catch (TimeoutException e) {
+            failure = e;
+        } catch (Exception e) {
+            failure = e.getCause() == null ? e : e.getCause();
+        }
+        long stored = 0;
+        long lost = 0;
+        for (int i = 0; i < calls.size(); i++) {
+            CompletableFuture<Void> call = calls.get(i);
+            if (call.isDone() && !call.isCompletedExceptionally()) {
+                stored += sizes.get(i);
+            } else {
+                lost += sizes.get(i);
+            }
+        }
+        long elapsed = System.nanoTime() - started;
+        if (lost == 0) {
+            metrics.flushed(stored, elapsed);
+            warnedOnce.set(false);
+            return;
+        }
+        metrics.flushFailed(lost, stored, elapsed);
+        // once per outage at WARN; tollgate.usage.flushes{outcome=failed} shows how long it lasts
+        if (warnedOnce.compareAndSet(false, true)) {
+            log.warn("usage flush to Redis failed, {} counts dropped (usage is advisory; budgets keep their last shares): {}",
+                    lost, failure == null ? "a write failed" : failure.toString());
+        }
+    }
+
+    /** Stops the flusher, writes what was counted since the last flush, and closes the store. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        flusher.shutdown();
+        try {
+            if (!flusher.awaitTermination(settings.flushTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)) {
+                flusher.shutdownNow();
+            }
+            flushQuietly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                store.close();
+            } catch (Exception e) {
+                log.debug("closing the usage store failed", e);
+            }
+        }
+    }
+}

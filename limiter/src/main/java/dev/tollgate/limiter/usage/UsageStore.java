@@ -1,0 +1,18 @@
+package dev.tollgate.limiter.usage;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** Where a pod's usage counts go: the one write the recorder needs. */
+public interface UsageStore extends AutoCloseable {
+
+    /**
+     * Adds {@code counts} (field to cost, see {@link UsageKeys}) to one window hash and renews its time
+     * to live. Completes when stored; exceptionally when not, in which case part of it may have been.
+     */
+    CompletableFuture<Void> add(String window, Map<String, Long> counts);
+
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,193 @@
+package dev.tollgate.limiter.usage;
+
+import dev.tollgate.limiter.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+class UsageRecorderTest {
+
+    private static final Instant WINDOW_START = Instant.parse("2026-09-30T12:00:00Z");
+
+    private final MutableClock clock = new MutableClock(WINDOW_START.plusMillis(3_000));
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    /** Stores what it is given, by window hash and field; or fails every write while {@code failing}. */
+    private static final class MemoryStore implements UsageStore {
+        final Map<String, Map<String, Long>> windows = new ConcurrentHashMap<>();
+        final AtomicInteger writes = new AtomicInteger();
+        volatile boolean failing;
+        volatile boolean throwing;
+
+        @Override
+        public CompletableFuture<Void> add(String window, Map<String, Long> counts) {
+            if (throwing) {
+                throw new IllegalStateException("boom");
+            }
+            writes.incrementAndGet();
+            if (failing) {
+                return CompletableFuture.failedFuture(new IllegalStateException("store down"));
+            }
+            counts.forEach((field, cost) -> windows.computeIfAbsent(window, w -> new ConcurrentHashMap<>()).merge(field, cost, Long::sum));
+            return CompletableFuture.completedFuture(null);
+        }
+
+        Map<String, Long> fieldsOf(long windowStart) {
+            Map<String, Long> all = new HashMap<>();
+            windows.forEach((window, fields) -> {
+                if (window.endsWith(":" + windowStart)) {
+                    all.putAll(fields);
+                }
+            });
+            return all;
+        }
+    }
+
+    private final MemoryStore store = new MemoryStore();
+
+    private UsageRecorder recorder(UsageSettings settings) {
+        return new UsageRecorder(store, settings, registry, clock);
+    }
+
+    private double counter(String name, String tag, String value) {
+        return registry.find(name).tag(tag, value).counter() == null ? 0 : registry.find(name).tag(tag, value).counter().count();
+    }
+
+    @Test
+    void sumsAdmittedCostPerRuleAndKeyIntoTheWindowOfTheInterval() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.admitted("growth-global", "acct_7Q2", 1);
+        recorder.admitted("growth-global", "acct_7Q2", 3);
+        recorder.admitted("labels-route", "acct_7Q2", 1);
+        recorder.admitted("growth-global", "acct_9", 2);
+        clock.advance(Duration.ofSeconds(1));
+
+        recorder.flush();
+
+        long window = WINDOW_START.getEpochSecond();
+        assertThat(store.fieldsOf(window)).containsOnly(
+                Map.entry("growth-global:acct_7Q2", 4L),
+                Map.entry("labels-route:acct_7Q2", 1L),
+                Map.entry("growth-global:acct_9", 2L));
+        // each field sits in the shard hash a reader will look in
+        assertThat(store.windows.get(UsageKeys.windowOf("growth-global", "acct_9", window))).containsKey("growth-global:acct_9");
+        assertThat(counter(UsageMetrics.FLUSHES, "outcome", "ok")).isEqualTo(1);
+    }
+
+    @Test
+    void startsAFreshIntervalAfterEveryFlushAndWritesNothingForSilence() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.admitted("growth-global", "acct_7Q2", 5);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+        int writes = store.writes.get();
+
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+
+        assertThat(store.writes.get()).as("no traffic, no write").isEqualTo(writes);
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond())).containsEntry("growth-global:acct_7Q2", 5L);
+    }
+
+    @Test
+    void putsAnIntervalThatStraddlesAWindowEdgeInTheWindowOfItsMidpoint() {
+        clock.advance(Duration.ofMillis(6_200));
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.admitted("growth-global", "acct_7Q2", 1);
+        clock.advance(Duration.ofMillis(1_000));
+
+        recorder.flush();
+
+        // the interval ran from 9.2 s to 10.2 s: mostly in the first window
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond())).containsEntry("growth-global:acct_7Q2", 1L);
+    }
+
+    @Test
+    void dropsAndCountsKeysBeyondTheCapOfAnInterval() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS.withMaxKeysPerInterval(2));
+        recorder.admitted("growth-global", "a", 1);
+        recorder.admitted("growth-global", "b", 1);
+        recorder.admitted("growth-global", "c", 1);
+        recorder.admitted("growth-global", "a", 1);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond())).containsOnly(
+                Map.entry("growth-global:a", 2L), Map.entry("growth-global:b", 1L));
+        assertThat(counter(UsageMetrics.KEYS_DROPPED, "reason", "cap")).isEqualTo(1);
+
+        // the cap is per interval: the next one counts c again
+        recorder.admitted("growth-global", "c", 1);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond())).containsEntry("growth-global:c", 1L);
+    }
+
+    @Test
+    void countsAndDropsAFailedFlushThenCarriesOn() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        store.failing = true;
+        recorder.admitted("growth-global", "acct_7Q2", 7);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+
+        assertThat(counter(UsageMetrics.FLUSHES, "outcome", "failed")).isEqualTo(1);
+        assertThat(counter(UsageMetrics.KEYS_DROPPED, "reason", "flush_failed")).isEqualTo(1);
+
+        store.failing = false;
+        recorder.admitted("growth-global", "acct_7Q2", 1);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond()))
+                .as("the failed interval's 7 are gone, not retried").containsEntry("growth-global:acct_7Q2", 1L);
+    }
+
+    @Test
+    void aStoreThatThrowsIsAFailedFlushToo() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        store.throwing = true;
+        recorder.admitted("growth-global", "acct_7Q2", 1);
+        clock.advance(Duration.ofSeconds(1));
+
+        assertThatCode(recorder::flush).doesNotThrowAnyException();
+        assertThat(counter(UsageMetrics.FLUSHES, "outcome", "failed")).isEqualTo(1);
+    }
+
+    @Test
+    void skipsARuleIdThatCannotBeNamedInAField() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.admitted("bad:rule", "acct_7Q2", 1);
+        recorder.admitted("growth-global", "acct_7Q2", 1);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond())).containsOnlyKeys("growth-global:acct_7Q2");
+        assertThat(counter(UsageMetrics.KEYS_DROPPED, "reason", "invalid_rule")).isEqualTo(1);
+    }
+
+    @Test
+    void closingWritesWhatWasCountedSinceTheLastFlush() {
+        UsageRecorder recorder = UsageRecorder.start(store, UsageSettings.DEFAULTS, registry, clock);
+        recorder.admitted("growth-global", "acct_7Q2", 2);
+
+        recorder.close();
+
+        assertThat(store.fieldsOf(WINDOW_START.getEpochSecond())).containsEntry("growth-global:acct_7Q2", 2L);
+    }
+
+    @Test
+    void refusesAFlushIntervalAboveOneSecond() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageSettings.DEFAULTS.withFlushInterval(Duration.ofSeconds(2)))
+                .hasMessageContaining("tollgate.usage.flush-interval");
+    }
+}
