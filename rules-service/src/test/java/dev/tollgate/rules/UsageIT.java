@@ -8,6 +8,7 @@ import dev.tollgate.limiter.algorithm.SlidingLogs;
 import dev.tollgate.limiter.algorithm.Spend;
 import dev.tollgate.limiter.algorithm.TokenBuckets;
 import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.limiter.usage.UsageKeys;
 import dev.tollgate.limiter.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -62,8 +63,25 @@ class UsageIT extends ServiceTestBase {
         JsonNode full = WatchIT.find(usage.get("limits"), "rule_id", untouched);
         assertThat(full.get("stored").asBoolean()).isFalse();
         assertThat(full.get("tokens").asLong()).isEqualTo(30);
-        assertThat(full.has("recent_rate_per_s")).as("left for usage reporting, present and null").isTrue();
-        assertThat(full.get("recent_rate_per_s").isNull()).isTrue();
+        assertThat(full.get("recent_rate_per_s").asDouble()).as("no usage reported").isZero();
+    }
+
+    @Test
+    void reportsTheRecentRateThePodsReported() {
+        String domain = uniqueId("usage");
+        String key = uniqueId("acct");
+        String busy = uniqueId("busy");
+        api.put("/v1/rules/" + busy, tokenBucket(domain, 100, 200));
+        // what the pods' usage recorders flushed: 420 admitted in a 10 s window (written to this window and
+        // the next, so a window boundary between here and the read cannot change the answer)
+        String field = UsageKeys.field(busy, key);
+        long window = UsageKeys.lastClosedWindow(System.currentTimeMillis(), Duration.ofSeconds(2));
+        for (long start : List.of(window, window + UsageKeys.WINDOW_SECONDS)) {
+            engine.connection().sync().hincrby(UsageKeys.window(UsageKeys.shardOf(field), start), field, 420);
+        }
+
+        JsonNode limit = WatchIT.find(usage(key, domain).get("limits"), "rule_id", busy);
+        assertThat(limit.get("recent_rate_per_s").asDouble()).isEqualTo(42.0);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.tollgate.rules.usage;
 
+import dev.tollgate.limiter.usage.UsageKeys;
+
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.StoreException;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
@@ -43,6 +45,12 @@ class CounterReader implements DisposableBean {
     /** Entries of a sliding log still inside its window: scored after {@code now - window}, as the script trims. */
     RedisFuture<Long> logCount(String redisKey, long nowMs, long windowMs) {
         return commands().zcount(redisKey, Range.from(Range.Boundary.excluding(nowMs - windowMs), Range.Boundary.unbounded()));
+    }
+
+    /** Cost the region's pods admitted for one limit and key in the usage window starting at {@code windowStart} (s). */
+    RedisFuture<String> admittedIn(String ruleId, String key, long windowStart) {
+        String field = UsageKeys.field(ruleId, key);
+        return commands().hget(UsageKeys.window(UsageKeys.shardOf(field), windowStart), field);
     }
 
     RedisFuture<String> windowCount(String redisKey) {

@@ -37,8 +37,8 @@ public record KeyUsage(
      * @param window         fixed_window: the window's name, e.g. 2026-09-30
      * @param share          this region's share of the rule's limit for the key (1 without a budget)
      * @param overridden     true when an account override replaced rate and burst
-     * @param recentRatePerS requests per second over the last seconds; always null for now: the counter
-     *                       store keeps no rate, it comes with usage reporting (issue 6)
+     * @param recentRatePerS requests per second this region admitted for the key under this rule in the
+     *                       last closed 10 s usage window (what the pods report and the rebalancer reads)
      */
     public record Limit(
             String ruleId,

@@ -19,6 +19,8 @@ import io.lettuce.core.RedisFuture;
 import org.springframework.stereotype.Component;
 
 import java.nio.charset.StandardCharsets;
+import dev.tollgate.limiter.usage.UsageKeys;
+
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,6 +36,9 @@ import java.util.stream.Collectors;
  */
 @Component
 class UsageReader {
+
+    /** Pods flush usage at least once a second: a window is complete a couple of seconds after it ends. */
+    private static final java.time.Duration USAGE_FLUSH_LAG = java.time.Duration.ofSeconds(2);
 
     private final RuleRepository rules;
     private final OverrideRepository overrides;
@@ -66,12 +71,15 @@ class UsageReader {
                 .collect(Collectors.toMap(RegionBudget::ruleId, RegionBudget::share));
         try {
             long now = counters.nowMs();
+            // the last usage window every pod has flushed into: what the budget rebalancer reads too
+            long window = UsageKeys.lastClosedWindow(now, USAGE_FLUSH_LAG);
             List<Pending> pending = new ArrayList<>(candidates.size());
             for (Rule rule : candidates) {
                 AccountOverride override = overrideByRule.get(rule.id());
                 Rule applied = override == null ? rule : rule.withRateAndBurst(override.ratePerS(), override.burst());
                 double share = shareByRule.getOrDefault(rule.id(), 1.0);
-                pending.add(send(key, applied, share, override != null, now));
+                pending.add(send(key, applied, share, override != null, now)
+                        .withRecentUsage(counters.admittedIn(rule.id(), key, window)));
             }
             List<KeyUsage.Limit> limits = new ArrayList<>(pending.size());
             for (Pending read : pending) {
@@ -113,6 +121,18 @@ class UsageReader {
         final String redisKey;
         final String window;
         final RedisFuture<?> reply;
+        RedisFuture<String> recentUsage;
+
+        Pending withRecentUsage(RedisFuture<String> admitted) {
+            this.recentUsage = admitted;
+            return this;
+        }
+
+        /** Requests per second this region admitted in the last closed usage window. */
+        Double recentRate() {
+            String admitted = recentUsage == null ? null : counters.await(recentUsage);
+            return admitted == null ? 0.0 : Long.parseLong(admitted) / (double) UsageKeys.WINDOW_SECONDS;
+        }
 
         Pending(Rule rule, double share, boolean overridden, String redisKey, String window, RedisFuture<?> reply) {
             this.rule = rule;
@@ -135,12 +155,12 @@ class UsageReader {
                         rule.periodS() * 1000L, burst);
                 return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, level.stored(),
                         level.tokens(), level.capacity(), null, level.tokens(), rule.ratePerS(), rule.periodS(), null, null,
-                        share, overridden, null);
+                        share, overridden, recentRate());
             }
             long limit = Math.max(1, Math.round(rule.limit() * share));
             long count = answer == null ? 0 : answer instanceof Long counted ? counted : Long.parseLong(answer.toString());
             return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, count > 0,
-                    null, limit, count, Math.max(0, limit - count), null, null, rule.windowS(), window, share, overridden, null);
+                    null, limit, count, Math.max(0, limit - count), null, null, rule.windowS(), window, share, overridden, recentRate());
         }
     }
 
