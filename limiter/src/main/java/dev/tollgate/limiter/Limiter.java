@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -60,6 +61,8 @@ public final class Limiter {
     private final FailModes failModes;
     private final LocalAnswers local;
     private final IntSupplier livePods;
+    /** Lease calls in flight, by lease set: completed (never exceptionally) when the call is answered. */
+    private final Map<String, CompletableFuture<Void>> leaseCalls = new ConcurrentHashMap<>();
     private final Clock clock;
     private final UsageSink usage;
 
@@ -141,6 +144,25 @@ public final class Limiter {
         if (local.answer(group, results)) {
             return DONE;
         }
+        String leaseSet = local.leaseSet(group);
+        if (leaseSet == null) {
+            return ask(group, results);
+        }
+        // one lease call per set of buckets at a time: checks that arrive while it is out wait for its grant
+        // instead of each asking for a lease of their own (which would strand the grants they replace)
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> pending = leaseCalls.putIfAbsent(leaseSet, mine);
+        if (pending != null) {
+            return pending.thenCompose(granted -> local.answer(group, results) ? DONE : ask(group, results));
+        }
+        return ask(group, results).whenComplete((done, error) -> {
+            leaseCalls.remove(leaseSet, mine);
+            mine.complete(null);
+        });
+    }
+
+    /** Asks the store, or the fallback when the shard's breaker is open. */
+    private CompletableFuture<Void> ask(KeyGroup group, EntryResult[] results) {
         String shard = store.shardOf(RedisKeys.hashTag(group.key()));
         CircuitBreaker breaker = breakers.forShard(shard);
         if (!breaker.tryAcquirePermission()) {

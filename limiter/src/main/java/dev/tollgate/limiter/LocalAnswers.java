@@ -65,7 +65,7 @@ final class LocalAnswers {
             }
         }
         if (optimizations.leases()) {
-            Leases.Taken taken = leases.take(leaseSet(group));
+            Leases.Taken taken = leases.take(leaseSetOf(group));
             if (taken != null) {
                 metrics.leaseHit();
                 List<Spend> spends = group.spends();
@@ -87,7 +87,7 @@ final class LocalAnswers {
         if (reply.allowed()) {
             if (reply.granted() > 1 && optimizations.leases()) {
                 long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
-                leases.keep(leaseSet(group), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
+                leases.keep(leaseSetOf(group), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
             }
             return;
         }
@@ -113,8 +113,13 @@ final class LocalAnswers {
         return group.id().algorithm() == Algorithm.TOKEN_BUCKET;
     }
 
+    /** The group's lease set when it is leased, else null. */
+    String leaseSet(KeyGroup group) {
+        return optimizations.leases() && isBucketGroup(group) ? leaseSetOf(group) : null;
+    }
+
     /** A lease is for one set of buckets at their costs: the same key, rules and costs in the same order. */
-    private static String leaseSet(KeyGroup group) {
+    private static String leaseSetOf(KeyGroup group) {
         StringBuilder set = new StringBuilder(group.key()).append('\u0000');
         for (Spend spend : group.spends()) {
             set.append(spend.rule().id()).append(':').append(spend.cost()).append(':').append(spend.share()).append(',');

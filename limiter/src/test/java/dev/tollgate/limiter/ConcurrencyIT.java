@@ -42,7 +42,12 @@ class ConcurrencyIT {
             RedisCounterStore store = RedisCounterStore.connect(
                     RedisStoreSettings.of(fixture.cluster.seedUris()).withCommandTimeout(LimiterFixture.TEST_TIMEOUT));
             stores.add(store);
-            pods.add(Limiter.builder(new StaticRuleBook(List.of(rule)), store).build());
+            Limiter pod = Limiter.builder(new StaticRuleBook(List.of(rule)), store).build();
+            // warm each pod's connection and code path on another key, so the measured run starts at full speed
+            for (int w = 0; w < 200; w++) {
+                check(pod, "api", CheckEntry.of("hot", key + "_warmup" + i, 1));
+            }
+            pods.add(pod);
         }
         ExecutorService clients = Executors.newFixedThreadPool(50);
         AtomicLong admitted = new AtomicLong();
@@ -77,7 +82,7 @@ class ConcurrencyIT {
                     checks.get(), admitted.get(), bound, elapsedS);
             assertThat(checks.get()).as("the test must actually contend").isGreaterThan(5L * bound);
             assertThat(admitted.get()).isLessThanOrEqualTo(bound);
-            assertThat(admitted.get()).isGreaterThanOrEqualTo((long) Math.ceil(0.95 * (burst + rate * (durationMs / 1000.0))));
+            assertThat(admitted.get()).isGreaterThanOrEqualTo((long) Math.floor(0.95 * (burst + rate * (durationMs / 1000.0))));
         } finally {
             clients.shutdownNow();
             stores.forEach(RedisCounterStore::close);
