@@ -153,7 +153,8 @@ public final class Limiter {
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> pending = leaseCalls.putIfAbsent(leaseSet, mine);
         if (pending != null) {
-            return pending.thenCompose(granted -> local.answer(group, results) ? DONE : ask(group, results));
+            // this check already passed the deny cache and its local bucket: only the lease is left to try
+            return pending.thenCompose(granted -> local.fromLease(group, results) ? DONE : ask(group, results));
         }
         return ask(group, results).whenComplete((done, error) -> {
             leaseCalls.remove(leaseSet, mine);

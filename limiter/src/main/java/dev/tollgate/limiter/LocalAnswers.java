@@ -39,8 +39,16 @@ final class LocalAnswers {
         this.leases = new Leases(optimizations.leaseTtl(), MAX_KEYS, nanoTime, metrics::leaseStranded);
     }
 
-    /** Answers the group locally into {@code results}, or returns false when the store must decide. */
+    /**
+     * Answers the group locally into {@code results} (deny cache, local-first bucket, then a lease), or
+     * returns false when the store must decide.
+     */
     boolean answer(KeyGroup group, EntryResult[] results) {
+        return screen(group, results) || fromLease(group, results);
+    }
+
+    /** The deny cache and the local-first bucket: the answers that only ever deny. */
+    private boolean screen(KeyGroup group, EntryResult[] results) {
         if (optimizations.denyCache()) {
             long remembered = 0;
             for (int i = 0; i < group.size(); i++) {
@@ -64,7 +72,12 @@ final class LocalAnswers {
                 return true;
             }
         }
-        if (optimizations.leases()) {
+        return false;
+    }
+
+    /** One request's worth from the set's lease, if the pod holds one. */
+    boolean fromLease(KeyGroup group, EntryResult[] results) {
+        if (optimizations.leases() && isBucketGroup(group)) {
             Leases.Taken taken = leases.take(leaseSetOf(group));
             if (taken != null) {
                 metrics.leaseHit();
@@ -82,8 +95,14 @@ final class LocalAnswers {
         return optimizations.leases() && isBucketGroup(group) ? optimizations.leaseWant() : 1;
     }
 
-    /** Learns from the store's answer: keeps the rest of a lease, remembers which limits denied. */
+    /**
+     * Learns from the store's answer: keeps the rest of a lease, remembers which limits denied, and gives
+     * the local-first bucket back what a denied request took from it.
+     */
     void learn(KeyGroup group, GroupReply reply) {
+        if (!reply.allowed() && optimizations.localFirst() && isBucketGroup(group)) {
+            localBuckets.refund(group.key(), group.spends());
+        }
         if (reply.allowed()) {
             if (reply.granted() > 1 && optimizations.leases()) {
                 long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();

@@ -11,15 +11,20 @@ import java.util.function.LongSupplier;
 /**
  * The pod's own buckets for keys whose shard cannot be reached, sized at the design's
  * {@code limit ÷ pods × 2}: still bounded (at most twice the limit across the fleet) while the store is
- * gone. They are kept per shard and dropped when the shard's breaker closes, so the next outage starts
- * from full buckets sized by the pod count of that moment.
+ * gone. A bucket is dropped when the breaker of the shard it was last used for closes, so the next
+ * outage starts from full buckets sized by the pod count of that moment. Buckets are kept per limit and
+ * key, not per shard: during a failover a key moves to a new primary (a new shard, a new breaker), and
+ * a fresh full bucket there would let through a second burst.
  */
 public final class FallbackBuckets {
 
     /** An outage must not grow a pod's memory without bound: past this many keys on a shard, start over. */
-    static final int MAX_KEYS_PER_SHARD = 100_000;
+    static final int MAX_KEYS = 200_000;
 
-    private final Map<String, Map<String, LocalBucket>> byShard = new ConcurrentHashMap<>();
+    private record Entry(String shard, LocalBucket bucket) {
+    }
+
+    private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
     private final LongSupplier nanoTime;
 
     public FallbackBuckets(LongSupplier nanoTime) {
@@ -32,8 +37,7 @@ public final class FallbackBuckets {
 
     /** Spends every spend's cost from its fallback bucket, all or nothing. */
     public Answer spend(String shard, String key, List<Spend> spends, int pods) {
-        Map<String, LocalBucket> buckets = byShard.computeIfAbsent(shard, s -> new ConcurrentHashMap<>());
-        if (buckets.size() > MAX_KEYS_PER_SHARD) {
+        if (buckets.size() > MAX_KEYS) {
             buckets.clear();
         }
         long now = nanoTime.getAsLong();
@@ -41,8 +45,9 @@ public final class FallbackBuckets {
         long[] remaining = new long[spends.size()];
         for (int i = 0; i < spends.size(); i++) {
             Spend spend = spends.get(i);
-            LocalBucket bucket = buckets.computeIfAbsent(spend.rule().id() + '\u0000' + key,
-                    k -> newBucket(spend, pods, now));
+            LocalBucket bucket = buckets.compute(spend.rule().id() + '\u0000' + key, (id, entry) ->
+                    entry == null ? new Entry(shard, newBucket(spend, pods, now))
+                            : entry.shard().equals(shard) ? entry : new Entry(shard, entry.bucket())).bucket();
             if (!bucket.tryConsume(spend.cost(), now)) {
                 long retryNanos = bucket.nanosUntil(spend.cost(), now);
                 for (int j = 0; j < i; j++) {
@@ -57,7 +62,7 @@ public final class FallbackBuckets {
     }
 
     public void drop(String shard) {
-        byShard.remove(shard);
+        buckets.values().removeIf(entry -> entry.shard().equals(shard));
     }
 
     static LocalBucket newBucket(Spend spend, int pods, long now) {

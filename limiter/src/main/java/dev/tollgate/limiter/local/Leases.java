@@ -87,18 +87,29 @@ public final class Leases {
 
     /**
      * Keeps the unspent part of a grant. {@code costPerRequest} is the tokens one request takes from
-     * the set's buckets in total, for the stranded count. A newer grant replaces an older one, whose
-     * rest is stranded.
+     * the set's buckets in total, for the stranded count. A grant that arrives while the pod still holds
+     * a lease for the set (two calls raced) joins it: both are paid for, and dropping either would
+     * strand its tokens; the joined lease lasts {@code ttl} from the newer grant.
      */
     public void keep(String set, long requests, long costPerRequest, long[] remaining, long[] resetMs) {
         if (requests <= 0) {
             return;
         }
-        Lease fresh = new Lease(requests, nanoTime.getAsLong() + ttl.toNanos(), costPerRequest, remaining.clone(), resetMs.clone());
-        Lease old = leases.asMap().put(set, fresh);
-        if (old != null) {
-            strand(old);
-        }
+        long now = nanoTime.getAsLong();
+        leases.asMap().compute(set, (id, old) -> {
+            long joined = requests;
+            if (old != null) {
+                synchronized (old) {
+                    if (now < old.expiresAtNanos) {
+                        joined += old.requests;
+                    } else if (old.requests > 0) {
+                        stranded.accept(old.requests * old.costPerRequest);
+                    }
+                    old.requests = 0;
+                }
+            }
+            return new Lease(joined, now + ttl.toNanos(), costPerRequest, remaining.clone(), resetMs.clone());
+        });
     }
 
     private void strand(Lease lease) {

@@ -33,9 +33,7 @@ public final class LocalBuckets {
         LocalBucket[] taken = new LocalBucket[spends.size()];
         for (int i = 0; i < spends.size(); i++) {
             Spend spend = spends.get(i);
-            // the limit's size is part of the name: a raised limit (an override) gets a bucket of its own size
-            String id = spend.rule().id() + '\u0000' + key + '\u0000' + spend.tokensPerSecond() + '\u0000' + spend.capacity();
-            LocalBucket bucket = buckets.get(id,
+            LocalBucket bucket = buckets.get(id(key, spend),
                     k -> new LocalBucket(spend.tokensPerSecond(), Math.max(spend.cost(), spend.capacity()), now));
             if (!bucket.tryConsume(spend.cost(), now)) {
                 for (int j = 0; j < i; j++) {
@@ -46,5 +44,24 @@ public final class LocalBuckets {
             taken[i] = bucket;
         }
         return 0;
+    }
+
+    /**
+     * Gives back what {@link #trySpend} took when the store then denied the request. Two buckets of the
+     * same rate in series would otherwise admit far less than either: under overload the local one
+     * would spend its tokens on requests the store refuses, and be empty when the store has room.
+     */
+    public void refund(String key, List<Spend> spends) {
+        for (Spend spend : spends) {
+            LocalBucket bucket = buckets.getIfPresent(id(key, spend));
+            if (bucket != null) {
+                bucket.refund(spend.cost());
+            }
+        }
+    }
+
+    /** The limit's size is part of the name: a raised limit (an override) gets a bucket of its own size. */
+    private static String id(String key, Spend spend) {
+        return spend.rule().id() + '\u0000' + key + '\u0000' + spend.tokensPerSecond() + '\u0000' + spend.capacity();
     }
 }

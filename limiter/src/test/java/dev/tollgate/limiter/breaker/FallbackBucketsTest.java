@@ -50,6 +50,19 @@ class FallbackBucketsTest {
     }
 
     @Test
+    void aKeyThatMovesToANewShardKeepsItsBucket() {
+        // a failover: the key's slot now belongs to the promoted replica, whose breaker opens too
+        Spend spend = new Spend(Rule.tokenBucket("r", "d", 1, 1), 1.0, 1);
+        assertThat(fallback.spend("old-primary", "k", List.of(spend), 1).allowed()).isTrue();
+        assertThat(fallback.spend("old-primary", "k", List.of(spend), 1).allowed()).isTrue();
+        assertThat(fallback.spend("promoted", "k", List.of(spend), 1).allowed()).as("no second burst").isFalse();
+        fallback.drop("old-primary");
+        assertThat(fallback.spend("promoted", "k", List.of(spend), 1).allowed()).isFalse();
+        fallback.drop("promoted");
+        assertThat(fallback.spend("promoted", "k", List.of(spend), 1).allowed()).isTrue();
+    }
+
+    @Test
     void droppingAShardStartsItsKeysFromFullBuckets() {
         Spend spend = new Spend(Rule.tokenBucket("r", "d", 1, 1), 1.0, 1);
         assertThat(fallback.spend("s", "k", List.of(spend), 1).allowed()).isTrue();

@@ -38,11 +38,22 @@ class LeasesTest {
     }
 
     @Test
-    void aNewGrantReplacesTheOldAndStrandsItsRest() {
+    void aGrantThatRacedAnotherJoinsItInsteadOfStrandingIt() {
         leases.keep("k", 4, 1, new long[] {100}, new long[] {0});
         leases.keep("k", 2, 1, new long[] {90}, new long[] {0});
+        assertThat(stranded.get()).isZero();
+        Leases.Taken taken = leases.take("k");
+        assertThat(taken.left()).isEqualTo(5);
+        assertThat(taken.remaining()).containsExactly(90);
+    }
+
+    @Test
+    void aGrantAfterTheOldLeaseExpiredStrandsTheOldRest() {
+        leases.keep("k", 4, 1, new long[] {100}, new long[] {0});
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        leases.keep("k", 2, 1, new long[] {90}, new long[] {0});
         assertThat(stranded.get()).isEqualTo(4);
-        assertThat(leases.take("k").remaining()).containsExactly(90);
+        assertThat(leases.take("k").left()).isEqualTo(1);
     }
 
     @Test
