@@ -54,8 +54,10 @@ public final class Postgres implements AutoCloseable {
         this.server = server;
         this.shared = shared;
         this.shutdownHook = new Thread(this::destroy, "tollgate-postgres-stop");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
         try {
+            // Inside the try: once the JVM is shutting down (a Ctrl-C while the server started) this throws, and the
+            // server, already running, must be stopped here since no hook will.
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
             this.database = server.ownsOnlyItsDatabases() ? "tollgate_" + JVM_TOKEN : "tollgate";
             createDatabase(database);
             this.dataSource = dataSource(server.jdbcUrl(database));

@@ -1,14 +1,19 @@
 package dev.tollgate.testsupport.redis;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -23,6 +28,7 @@ final class AdminClient implements AutoCloseable {
 
     private final RedisClient client;
     private final String password;
+    private volatile boolean closed;
 
     AdminClient(String password) {
         this.password = password;
@@ -39,8 +45,32 @@ final class AdminClient implements AutoCloseable {
         if (password != null) {
             uri.withPassword(password.toCharArray());
         }
-        try (StatefulRedisConnection<String, String> connection = client.connect(uri.build())) {
+        try (StatefulRedisConnection<String, String> connection = connect(uri.build())) {
             return command.apply(connection.sync());
+        }
+    }
+
+    /**
+     * Lettuce's blocking connect waits without a deadline of its own, and forever once {@link #close()} (the
+     * cluster's shutdown hook, on a Ctrl-C) has shut the client down under a start that is still forming the
+     * cluster; bounded here, and refused after close.
+     */
+    private StatefulRedisConnection<String, String> connect(RedisURI uri) {
+        if (closed) {
+            throw new IllegalStateException("the admin client is closed: the cluster is being stopped");
+        }
+        ConnectionFuture<StatefulRedisConnection<String, String>> connecting = client.connectAsync(StringCodec.UTF8, uri);
+        try {
+            return connecting.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new RedisConnectionException("connect failed", e.getCause());
+        } catch (TimeoutException e) {
+            // a connection that still comes is closed, not leaked
+            connecting.thenAccept(StatefulRedisConnection::close);
+            throw new RedisConnectionException("no connection to " + uri.getHost() + ":" + uri.getPort() + " within " + TIMEOUT.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RedisConnectionException("interrupted while connecting", e);
         }
     }
 
@@ -60,6 +90,7 @@ final class AdminClient implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         client.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }

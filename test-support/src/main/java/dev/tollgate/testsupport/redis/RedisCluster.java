@@ -74,6 +74,8 @@ public final class RedisCluster implements AutoCloseable {
     /** Replica to primary, as the cluster was built; failovers change the live roles, not this. */
     private final Map<Node, Node> builtReplicaOf = new LinkedHashMap<>();
     private final AtomicBoolean destroyed = new AtomicBoolean();
+    /** Starting a node and stopping the cluster exclude each other; see {@link #spawn}. */
+    private final Object lifecycle = new Object();
     private final Thread shutdownHook;
 
     private RedisCluster(Builder builder, boolean shared) {
@@ -277,22 +279,31 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Under {@link #lifecycle}, as is {@link #destroy()}: a shutdown hook that stops the cluster while it is still
+     * starting (a Ctrl-C) either waits for this node and stops it, or this sees the cluster stopped and starts none.
+     */
     private Node spawn(Path binary) {
-        int port = reservePort();
-        Path directory = root.resolve("node-" + port);
-        try {
-            Files.createDirectories(directory);
-            Process process = new ProcessBuilder(command(binary, port, directory))
-                    .directory(directory.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(directory.resolve("redis.log").toFile())
-                    .start();
-            Node node = new Node(port, directory, process, admin, password, shared);
-            spawned.add(node);
-            Leftovers.markProcess(directory, process);
-            return node;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start " + binary, e);
+        synchronized (lifecycle) {
+            if (destroyed.get()) {
+                throw new IllegalStateException("the cluster was stopped while it started");
+            }
+            int port = reservePort();
+            Path directory = root.resolve("node-" + port);
+            try {
+                Files.createDirectories(directory);
+                Process process = new ProcessBuilder(command(binary, port, directory))
+                        .directory(directory.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(directory.resolve("redis.log").toFile())
+                        .start();
+                Node node = new Node(port, directory, process, admin, password, shared);
+                spawned.add(node);
+                Leftovers.markProcess(directory, process);
+                return node;
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not start " + binary, e);
+            }
         }
     }
 
@@ -552,9 +563,11 @@ public final class RedisCluster implements AutoCloseable {
         if (destroyed.getAndSet(true)) {
             return;
         }
-        spawned.forEach(Node::destroy);
-        admin.close();
-        deleteRecursively(root);
+        synchronized (lifecycle) {
+            spawned.forEach(Node::destroy);
+            admin.close();
+            deleteRecursively(root);
+        }
     }
 
     private void removeShutdownHook() {
