@@ -1,0 +1,131 @@
+package dev.tollgate.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one bench run does, from the command line ({@code --name=value}).
+ *
+ * @param scenarios      which scenarios run, in order (1–6)
+ * @param timeScale      multiplies every phase's duration (1 = the durations in the report; the smoke test uses ~0.05)
+ * @param loadScale      multiplies every offered rate and in-flight count
+ * @param repeats        repeats of the short runs whose result is one number per run (latency, peers); the median is reported
+ * @param reportDir      where README.md and report/*.png are written
+ * @param commandTimeout the store's per-command deadline for the bench (production default 5 ms; see the README)
+ * @param warmupSeconds  JIT warm-up before the first scenario, not reported
+ * @param latencyRates   offered rates of scenario 5, checks per second
+ * @param inFlight       checks in flight in scenario 6
+ */
+public record BenchOptions(
+        List<Integer> scenarios,
+        double timeScale,
+        double loadScale,
+        int repeats,
+        Path reportDir,
+        Duration commandTimeout,
+        double warmupSeconds,
+        List<Integer> latencyRates,
+        int inFlight,
+        List<String> args) {
+
+    public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6);
+
+    public BenchOptions {
+        scenarios = List.copyOf(scenarios);
+        for (int scenario : scenarios) {
+            if (scenario < 1 || scenario > 6) {
+                throw new IllegalArgumentException("--scenarios: numbers 1 to 6, was " + scenario);
+            }
+        }
+        if (!(timeScale > 0) || !(loadScale > 0)) {
+            throw new IllegalArgumentException("--time-scale and --load-scale must be positive");
+        }
+        if (repeats < 1) {
+            throw new IllegalArgumentException("--repeats must be at least 1, was " + repeats);
+        }
+        if (inFlight < 1) {
+            throw new IllegalArgumentException("--in-flight must be at least 1, was " + inFlight);
+        }
+        latencyRates = List.copyOf(latencyRates);
+        args = List.copyOf(args);
+    }
+
+    public static BenchOptions defaults() {
+        return parse(new String[0]);
+    }
+
+    public static BenchOptions parse(String[] args) {
+        List<Integer> scenarios = ALL_SCENARIOS;
+        double timeScale = 1;
+        double loadScale = 1;
+        int repeats = 3;
+        Path reportDir = Path.of("bench");
+        Duration commandTimeout = Duration.ofMillis(50);
+        double warmup = 8;
+        List<Integer> latencyRates = List.of(1000, 4000);
+        int inFlight = 64;
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("--") || eq < 0) {
+                throw new IllegalArgumentException("expected --name=value, got " + arg + "\n" + usage());
+            }
+            String name = arg.substring(2, eq);
+            String value = arg.substring(eq + 1);
+            switch (name) {
+                case "scenarios" -> scenarios = ints(value);
+                case "time-scale" -> timeScale = Double.parseDouble(value);
+                case "load-scale" -> loadScale = Double.parseDouble(value);
+                case "repeats" -> repeats = Integer.parseInt(value);
+                case "report" -> reportDir = Path.of(value);
+                case "command-timeout-ms" -> commandTimeout = Duration.ofMillis(Long.parseLong(value));
+                case "warmup-s" -> warmup = Double.parseDouble(value);
+                case "latency-rates" -> latencyRates = ints(value);
+                case "in-flight" -> inFlight = Integer.parseInt(value);
+                default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
+            }
+        }
+        return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
+                latencyRates, inFlight, List.of(args));
+    }
+
+    public static String usage() {
+        return String.join("\n",
+                "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
+                "  --scenarios=1,2,3,4,5,6   which scenarios (default all)",
+                "  --time-scale=1            multiply every phase's duration",
+                "  --load-scale=1            multiply every offered rate",
+                "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",
+                "  --report=bench            folder for README.md and report/*.png",
+                "  --command-timeout-ms=50   the store's per-command deadline",
+                "  --warmup-s=8              JIT warm-up before the first scenario",
+                "  --latency-rates=1000,4000 offered checks/s of scenario 5",
+                "  --in-flight=64            checks in flight in scenario 6");
+    }
+
+    /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */
+    public double seconds(double nominal) {
+        return Math.max(0.1, nominal * timeScale);
+    }
+
+    /** An offered rate for a nominal one, scaled, never below 5/s. */
+    public double rate(double nominal) {
+        return Math.max(5, nominal * loadScale);
+    }
+
+    public String commandLine() {
+        return args.isEmpty() ? "" : " " + String.join(" ", args);
+    }
+
+    private static List<Integer> ints(String csv) {
+        List<Integer> out = new ArrayList<>();
+        for (String part : csv.split(",")) {
+            if (!part.isBlank()) {
+                out.add(Integer.parseInt(part.trim().toLowerCase(Locale.ROOT)));
+            }
+        }
+        return out;
+    }
+}

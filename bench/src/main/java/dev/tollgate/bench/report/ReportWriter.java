@@ -1,0 +1,74 @@
+package dev.tollgate.bench.report;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** Writes the report: a header that says how it was produced, a summary of the targets, then each scenario. */
+public final class ReportWriter {
+
+    public static final String FILE = "README.md";
+
+    private ReportWriter() {
+    }
+
+    /**
+     * @param facts   what this run was (date, machine, versions, options), in order
+     * @param command the exact command that produced the report
+     */
+    public static Path write(Path reportDir, String command, Map<String, String> facts, List<Section> sections, List<String> limits) {
+        StringBuilder out = new StringBuilder();
+        out.append("# bench — Tollgate's multi-pod benchmark\n\n");
+        out.append("<!-- Written by dev.tollgate.bench.BenchMain; rerun the command below to update it, don't edit by hand. -->\n\n");
+        out.append("A plain Java program (not a test) that runs simulated gateway pods — independent `Limiter` engines in one JVM, "
+                + "each with its own engine state — on a real 3-primary Redis Cluster of `redis-server` processes that it starts "
+                + "itself on loopback (test-support's `RedisCluster`). Every scenario runs the **per-pod-local baseline** (each "
+                + "pod a token bucket of limit ÷ 50, no shared state) and **Tollgate** (optimizations `ALL`, and `NONE`: one "
+                + "exact script per check) side by side in one run; scenario 6 adds Bucket4j, Spring Cloud Gateway's script and "
+                + "a fixed window on the same cluster. `./mvnw verify` runs only `BenchSmokeIT`, which runs every scenario for "
+                + "about a second at tiny load and checks the report's structure.\n\n");
+        out.append("## How this report was produced\n\n```\n").append(command).append("\n```\n\n");
+        out.append("Options (all `--name=value`): `--scenarios=1,2,3,4,5,6`, `--time-scale=1` (multiplies every phase), "
+                + "`--load-scale=1` (multiplies every offered rate), `--repeats=3` (scenarios 5 and 6), `--report=bench`, "
+                + "`--command-timeout-ms=50`, `--warmup-s=8`, `--latency-rates=1000,4000`, `--in-flight=64`. "
+                + "Run it when no build is running: the load generator, the engines and the three Redis servers share the "
+                + "machine's cores.\n\n");
+        out.append("## This run\n\n");
+        for (Map.Entry<String, String> fact : facts.entrySet()) {
+            out.append("- **").append(fact.getKey()).append("**: ").append(fact.getValue()).append('\n');
+        }
+        out.append("- **Noise**: this is a shared 2-core machine, and the load generator, the engines and Redis run on the same "
+                + "cores; single numbers swing by 20–40% between runs. Rates are medians of per-second windows, throughput "
+                + "and latency are medians or merges of short repeated runs, and the contenders of a scenario run interleaved "
+                + "in one process, so their ratios are more trustworthy than any absolute figure.\n\n");
+        out.append("### The issue's targets, as measured in this run\n\n");
+        Table summary = new Table(null, List.of("scenario", "target", "measured", "met"));
+        for (Section section : sections) {
+            for (Section.Check check : section.checks()) {
+                summary.row(Integer.toString(section.number()), check.target(), check.measured(), check.met() ? "yes" : "**no**");
+            }
+        }
+        out.append(summary.toMarkdown()).append('\n');
+        for (Section section : sections) {
+            out.append(section.toMarkdown());
+        }
+        if (!limits.isEmpty()) {
+            out.append("## What this bench does not show\n\n");
+            for (String limit : limits) {
+                out.append("- ").append(limit).append('\n');
+            }
+            out.append('\n');
+        }
+        try {
+            Files.createDirectories(reportDir);
+            Path file = reportDir.resolve(FILE);
+            Files.writeString(file, out.toString());
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write the report to " + reportDir, e);
+        }
+    }
+}

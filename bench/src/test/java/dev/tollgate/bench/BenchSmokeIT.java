@@ -1,0 +1,70 @@
+package dev.tollgate.bench;
+
+import dev.tollgate.bench.report.Section;
+import dev.tollgate.bench.report.Table;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the harness from rotting: every scenario runs for a fraction of a second at a tiny load on a real
+ * cluster, and the report must come out whole. It asserts the report's shape, never its numbers.
+ */
+class BenchSmokeIT {
+
+    @TempDir
+    Path reportDir;
+
+    @Test
+    void everyScenarioWritesItsTablesAndCharts() throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[] {
+                "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
+                "--latency-rates=1000", "--report=" + reportDir});
+
+        BenchMain.Result result = BenchMain.run(options);
+
+        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(rows(result, 1, 0)).hasSize(4);
+        assertThat(rows(result, 1, 1)).hasSize(3);
+        assertThat(rows(result, 2, 0)).hasSize(4);
+        assertThat(rows(result, 3, 0)).hasSize(5);
+        assertThat(rows(result, 4, 0)).hasSize(13);
+        assertThat(rows(result, 5, 0)).hasSize(3);
+        assertThat(rows(result, 6, 0)).hasSize(5);
+        assertThat(rows(result, 6, 1)).hasSize(5);
+        for (Section section : result.sections()) {
+            assertThat(section.method()).as("how scenario %d is measured", section.number()).isNotEmpty();
+            assertThat(section.charts()).as("charts of scenario %d", section.number()).isNotEmpty();
+            for (Section.Chart chart : section.charts()) {
+                Path png = reportDir.resolve(chart.relativePath());
+                BufferedImage image = ImageIO.read(png.toFile());
+                assertThat(image).as(png.toString()).isNotNull();
+                assertThat(image.getWidth()).isGreaterThan(100);
+            }
+        }
+
+        String readme = Files.readString(result.readme());
+        assertThat(result.readme()).isEqualTo(reportDir.resolve("README.md"));
+        for (int number = 1; number <= 6; number++) {
+            assertThat(readme).contains("## " + number + ". ");
+        }
+        assertThat(readme)
+                .contains("| scenario | target | measured | met |")
+                .contains("java -jar bench/target/tollgate-bench.jar")
+                .contains("](report/s1-design-table.png)");
+    }
+
+    private static List<List<String>> rows(BenchMain.Result result, int scenario, int table) {
+        Section section = result.sections().get(scenario - 1);
+        List<Table> tables = section.tables();
+        assertThat(tables).as("tables of scenario %d", scenario).hasSizeGreaterThan(table);
+        return tables.get(table).rows();
+    }
+}
