@@ -26,6 +26,7 @@ final class KeyGroup {
     private final List<Integer> costs = new ArrayList<>();
     private final List<List<Integer>> entryIndexes = new ArrayList<>();
     private List<Spend> spends;
+    private String leaseSet;
 
     KeyGroup(Id id) {
         this.id = id;
@@ -33,6 +34,7 @@ final class KeyGroup {
 
     void add(Rule rule, double share, int cost, int entryIndex) {
         spends = null;
+        leaseSet = null;
         for (int i = 0; i < rules.size(); i++) {
             if (rules.get(i).id().equals(rule.id())) {
                 costs.set(i, Math.addExact(costs.get(i), cost));
@@ -70,6 +72,21 @@ final class KeyGroup {
 
     List<Integer> entryIndexes(int i) {
         return entryIndexes.get(i);
+    }
+
+    /**
+     * The name of the group's lease: a lease is for one set of buckets at their costs (same key, rules,
+     * costs and shares in the same order). Built once; a leased check reads it up to three times.
+     */
+    String leaseSet() {
+        if (leaseSet == null) {
+            StringBuilder set = new StringBuilder(key()).append('\u0000');
+            for (Spend spend : spends()) {
+                set.append(spend.rule().id()).append(':').append(spend.cost()).append(':').append(spend.share()).append(',');
+            }
+            leaseSet = set.toString();
+        }
+        return leaseSet;
     }
 
     /** The group's spends, built once: the hot path reads them up to four times per check. */

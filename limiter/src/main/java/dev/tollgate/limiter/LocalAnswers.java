@@ -78,7 +78,7 @@ final class LocalAnswers {
     /** One request's worth from the set's lease, if the pod holds one. */
     boolean fromLease(KeyGroup group, EntryResult[] results) {
         if (optimizations.leases() && isBucketGroup(group)) {
-            Leases.Taken taken = leases.take(leaseSetOf(group));
+            Leases.Taken taken = leases.take(group.leaseSet());
             if (taken != null) {
                 metrics.leaseHit();
                 List<Spend> spends = group.spends();
@@ -106,7 +106,7 @@ final class LocalAnswers {
         if (reply.allowed()) {
             if (reply.granted() > 1 && optimizations.leases()) {
                 long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
-                leases.keep(leaseSetOf(group), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
+                leases.keep(group.leaseSet(), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
             }
             return;
         }
@@ -134,16 +134,7 @@ final class LocalAnswers {
 
     /** The group's lease set when it is leased, else null. */
     String leaseSet(KeyGroup group) {
-        return optimizations.leases() && isBucketGroup(group) ? leaseSetOf(group) : null;
-    }
-
-    /** A lease is for one set of buckets at their costs: the same key, rules and costs in the same order. */
-    private static String leaseSetOf(KeyGroup group) {
-        StringBuilder set = new StringBuilder(group.key()).append('\u0000');
-        for (Spend spend : group.spends()) {
-            set.append(spend.rule().id()).append(':').append(spend.cost()).append(':').append(spend.share()).append(',');
-        }
-        return set.toString();
+        return optimizations.leases() && isBucketGroup(group) ? group.leaseSet() : null;
     }
 
     private interface Result {

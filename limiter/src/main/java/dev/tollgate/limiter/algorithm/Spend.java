@@ -34,25 +34,25 @@ public record Spend(Rule rule, double share, int cost) {
     }
 
     /** Milli-tokens per period: the region's share of the rate, never rounded down to no refill at all. */
-    long refillMilli() {
+    public long refillMilli() {
         return Math.max(1, Math.round(rule.ratePerS() * 1000.0 * share));
     }
 
-    long periodMs() {
+    public long periodMs() {
         return rule.periodS() * 1000L;
     }
 
     /** Capacity in milli-tokens: the region's share of the burst, but always room for one request. */
-    long burstMilli() {
+    public long burstMilli() {
         return Math.max(cost * 1000L, Math.round(rule.burst() * 1000.0 * share));
     }
 
     /** Count per window: the region's share of the limit, but always room for one request. */
-    long limit() {
+    public long limit() {
         return Math.max(cost, Math.round(rule.limit() * share));
     }
 
-    long windowMs() {
+    public long windowMs() {
         return rule.windowS() * 1000L;
     }
 }

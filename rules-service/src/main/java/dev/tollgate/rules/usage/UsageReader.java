@@ -146,18 +146,17 @@ class UsageReader {
         @SuppressWarnings("unchecked")
         KeyUsage.Limit complete(long now) {
             Object answer = counters.await(reply);
+            // the limiter's own scaling of one request's spend: the region's share, never below one request
+            Spend oneRequest = new Spend(rule, share, 1);
             if (rule.algorithm() == Algorithm.TOKEN_BUCKET) {
                 List<KeyValue<String, String>> fields = (List<KeyValue<String, String>>) answer;
-                // the same scaling as the limiter's Spend: the region's share, never below one request
-                long refill = Math.max(1, Math.round(rule.ratePerS() * 1000.0 * share));
-                long burst = Math.max(1000, Math.round(rule.burst() * 1000.0 * share));
-                TokenLevel level = TokenLevel.at(now, number(fields.get(0)), number(fields.get(1)), refill,
-                        rule.periodS() * 1000L, burst);
+                TokenLevel level = TokenLevel.at(now, number(fields.get(0)), number(fields.get(1)), oneRequest.refillMilli(),
+                        oneRequest.periodMs(), oneRequest.burstMilli());
                 return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, level.stored(),
                         level.tokens(), level.capacity(), null, level.tokens(), rule.ratePerS(), rule.periodS(), null, null,
                         share, overridden, recentRate());
             }
-            long limit = Math.max(1, Math.round(rule.limit() * share));
+            long limit = oneRequest.limit();
             long count = answer == null ? 0 : answer instanceof Long counted ? counted : Long.parseLong(answer.toString());
             return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, count > 0,
                     null, limit, count, Math.max(0, limit - count), null, null, rule.windowS(), window, share, overridden, recentRate());
