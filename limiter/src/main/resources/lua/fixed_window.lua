@@ -7,8 +7,8 @@
 --   window  the window in ms; windows start at multiples of it since the epoch (UTC midnight for a day)
 --   cost    count one request spends
 --   start   the window start the caller named KEYS[i] after, in ms since the epoch
--- Returns {allowed, retry_ms, remaining_1, reset_ms_1, ...}, or {-1, now_ms} when the caller's clock
--- put the call in another window than the store's TIME says: the caller renames the keys and retries.
+-- Returns {allowed, retry_ms, hold_ms, remaining_1, reset_ms_1, ...} (hold_ms = retry_ms), or {-1, now_ms}
+-- when the caller's clock put the call in another window than the store's TIME says: the caller renames the keys and retries.
 -- A denied call increments nothing. A counter lives one hour past its window (25 h for a day).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -31,7 +31,7 @@ for i = 1, n do
   end
 end
 
-local reply = { allowed, retry }
+local reply = { allowed, retry, retry }
 for i = 1, n do
   local a = 4 * (i - 1)
   local limit, window = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
@@ -41,7 +41,7 @@ for i = 1, n do
     count = redis.call('INCRBY', KEYS[i], cost)
     redis.call('PEXPIREAT', KEYS[i], start + window + 3600000)
   end
-  reply[2 * i + 1] = limit - count
-  reply[2 * i + 2] = start + window - now
+  reply[2 * i + 2] = limit - count
+  reply[2 * i + 3] = start + window - now
 end
 return reply

@@ -6,7 +6,7 @@
 --   limit   events allowed per window
 --   window  the window in ms
 --   cost    events one request counts for
--- Returns {allowed, retry_ms, remaining_1, reset_ms_1, ...}
+-- Returns {allowed, retry_ms, hold_ms, remaining_1, reset_ms_1, ...}; hold_ms = retry_ms
 --   allowed   1 or 0 (0: nothing was added to any log)
 --   retry_ms  on deny, ms until enough old events have left every denying window
 --   remaining events left in the window; reset_ms: ms until the log is empty again
@@ -32,7 +32,7 @@ for i = 1, n do
   end
 end
 
-local reply = { allowed, retry }
+local reply = { allowed, retry, retry }
 for i = 1, n do
   local a = 3 * (i - 1)
   local limit, window, cost = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
@@ -49,12 +49,12 @@ for i = 1, n do
     -- expire one window after the newest event
     redis.call('PEXPIRE', KEYS[i], window)
   end
-  reply[2 * i + 1] = limit - count
+  reply[2 * i + 2] = limit - count
   local newest = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
   if newest[2] then
-    reply[2 * i + 2] = math.max(0, tonumber(newest[2]) + window - now)
+    reply[2 * i + 3] = math.max(0, tonumber(newest[2]) + window - now)
   else
-    reply[2 * i + 2] = 0
+    reply[2 * i + 3] = 0
   end
 end
 return reply

@@ -96,25 +96,24 @@ final class LocalAnswers {
     }
 
     /**
-     * Learns from the store's answer: keeps the rest of a lease, remembers which limits denied, and gives
-     * the local-first bucket back what a denied request took from it.
+     * Learns from the store's answer: keeps the rest of a lease, remembers the limits that cannot pay for
+     * this pod's next request (a deny, or a grant of the last token) for as long as the store said to hold
+     * off, and gives the local-first bucket back what a denied request took from it.
      */
     void learn(KeyGroup group, GroupReply reply) {
         if (!reply.allowed() && optimizations.localFirst() && isBucketGroup(group)) {
             localBuckets.refund(group.key(), group.spends());
         }
-        if (reply.allowed()) {
-            if (reply.granted() > 1 && optimizations.leases()) {
-                long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
-                leases.keep(group.leaseSet(), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
-            }
-            return;
+        if (reply.allowed() && reply.granted() > 1 && optimizations.leases()) {
+            long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
+            leases.keep(group.leaseSet(), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
         }
-        if (optimizations.denyCache() && reply.retryMs() > 0) {
+        if (optimizations.denyCache() && reply.holdMs() > 0) {
             List<Spend> spends = group.spends();
             for (int i = 0; i < spends.size(); i++) {
                 if (reply.remaining()[i] < spends.get(i).cost()) {
-                    denies.deny(spends.get(i).rule().id(), group.key(), reply.retryMs());
+                    // the store's hold, not its retry: pods denied before this one are due the next tokens
+                    denies.deny(spends.get(i).rule().id(), group.key(), reply.holdMs());
                 }
             }
         }

@@ -61,6 +61,85 @@ class OptimizationsIT {
     }
 
     @Test
+    void theDenyQueueSpacesContendingPodsOneTokenApart() {
+        // 10/s: a token every 100 ms. The pod that took the last token holds off until the next one; five
+        // pods denied after it are told 200, 300, ... 600 ms, so they come back one per token instead of
+        // all at once. Each client is still told the true retry
+        Rule rule = Rule.tokenBucket("r", "api", 10, 20).withMatch(ENTERPRISE);
+        String key = uniqueKey("acct");
+        GroupReply last = null;
+        for (int i = 0; i < 20; i++) {
+            last = spend(key, rule, 1);
+            assertThat(last.allowed()).isTrue();
+        }
+        long previousHold = last.holdMs();
+        assertThat(previousHold).isBetween(80L, 100L);
+        for (int pod = 0; pod < 5; pod++) {
+            GroupReply denied = spend(key, rule, 1);
+            assertThat(denied.allowed()).isFalse();
+            assertThat(denied.retryMs()).isBetween(1L, 100L);
+            assertThat(denied.holdMs() - previousHold).as("one token's refill after the pod before").isBetween(80L, 100L);
+            previousHold = denied.holdMs();
+        }
+        assertThat(previousHold).isBetween(520L, 600L);
+    }
+
+    @ParameterizedTest(name = "rate {0}, burst {1}: holds stay within {2} ms")
+    @CsvSource({
+            "10, 3, 300",      // the bucket fills in 300 ms: holding longer would let tokens overflow
+            "10, 100, 1000"})  // at most a second, so a raised limit is seen within it
+    void aHoldNeverOutlastsTheBucketFillingNorOneSecond(int rate, int burst, long most) {
+        Rule rule = Rule.tokenBucket("r", "api", rate, burst).withMatch(ENTERPRISE);
+        String key = uniqueKey("acct");
+        spend(key, rule.withMaxCost(burst), burst);
+        long longest = 0;
+        for (int pod = 0; pod < 20; pod++) {
+            GroupReply denied = spend(key, rule, 1);
+            assertThat(denied.allowed()).isFalse();
+            longest = Math.max(longest, denied.holdMs());
+        }
+        assertThat(longest).isBetween(most - 60, most);
+    }
+
+    @Test
+    void theLastTokenComesWithAHoldForTheNextRequest() {
+        Rule rule = Rule.tokenBucket("r", "api", 10, 2).withMatch(ENTERPRISE);
+        String key = uniqueKey("acct");
+        GroupReply first = spend(key, rule, 1);
+        assertThat(first.granted()).isEqualTo(1);
+        assertThat(first.holdMs()).as("a token is left for the next request").isZero();
+        GroupReply last = spend(key, rule, 1);
+        assertThat(last.granted()).isEqualTo(1);
+        assertThat(last.retryMs()).as("the client was admitted").isZero();
+        assertThat(last.holdMs()).as("the next token is 100 ms away").isBetween(1L, 100L);
+    }
+
+    @Test
+    void aClientOverItsLimitOnTenPodsGetsItsLimitForFewStoreCalls() throws Exception {
+        // every pod flooded by the same client: without the deny queue each pod would ask the store once per
+        // token interval (10 pods × 50/s); with it the pods take turns
+        int rate = 50;
+        int burst = 50;
+        Rule rule = Rule.tokenBucket("hot", "api", rate, burst).withMatch(ENTERPRISE);
+        LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+        List<Limiter> pods = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            pods.add(optimized(metrics, 10, rule));
+        }
+        String key = uniqueKey("acct");
+        long durationMs = 3_000;
+        long started = System.nanoTime();
+        long admitted = hammer(pods, 10, key, durationMs);
+        double elapsed = (System.nanoTime() - started) / 1e9;
+        long bound = burst + (long) Math.floor(rate * elapsed);
+        System.out.printf("one client on 10 pods: %d admitted, bound %d over %.2f s, %d store calls%n",
+                admitted, bound, elapsed, storeCalls(metrics));
+        assertThat(admitted).isLessThanOrEqualTo(bound);
+        assertThat(admitted).as("holds only ever deny what the bucket would").isGreaterThanOrEqualTo((long) (0.9 * (burst + rate * durationMs / 1000.0)));
+        assertThat(storeCalls(metrics)).isLessThanOrEqualTo(3 * admitted);
+    }
+
+    @Test
     void anEnterpriseKeyOnOnePodCostsOneStoreCallPerLease() {
         LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
         // Enterprise's burst and pod count; a refill slow enough that the counts below are exact
@@ -193,6 +272,12 @@ class OptimizationsIT {
                 .metrics(metrics)
                 .livePods(() -> pods)
                 .build();
+    }
+
+    /** One exact (want 1) script call spending {@code cost} of {@code rule} on {@code key}, as any pod makes it. */
+    private static GroupReply spend(String key, Rule rule, int cost) {
+        ScriptCall call = TokenBuckets.call(key, List.of(new Spend(rule, 1.0, cost)), 1, 50);
+        return GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1);
     }
 
     private static CheckResponse check(Limiter pod, String rule, String key) {

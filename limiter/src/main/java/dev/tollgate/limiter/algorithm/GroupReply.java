@@ -4,23 +4,29 @@ import java.util.List;
 
 /**
  * What one script call answered, in the shape all three scripts share:
- * {@code {grant, retry_ms, remaining_1, reset_ms_1, ...}}.
+ * {@code {grant, retry_ms, hold_ms, remaining_1, reset_ms_1, ...}}.
  *
  * @param granted requests granted: 0 on deny, 1 for a plain check, more when a lease was granted
+ * @param retryMs on deny, when the denying limits hold the request's cost again (what the client is told)
+ * @param holdMs  on deny, how long the pod should answer the limits from its deny cache: {@code retryMs},
+ *                or longer when other callers were denied on the same empty bucket just before (they are
+ *                due the next tokens; see {@code token_bucket.lua}, "the deny queue")
  */
-public record GroupReply(long granted, long retryMs, long[] remaining, long[] resetMs) {
+public record GroupReply(long granted, long retryMs, long holdMs, long[] remaining, long[] resetMs) {
+
+    private static final int HEADER = 3;
 
     public static GroupReply parse(List<Long> reply, int keys) {
-        if (reply.size() != 2 + 2 * keys) {
+        if (reply.size() != HEADER + 2 * keys) {
             throw new IllegalStateException("script replied " + reply.size() + " values for " + keys + " keys");
         }
         long[] remaining = new long[keys];
         long[] reset = new long[keys];
         for (int i = 0; i < keys; i++) {
-            remaining[i] = Math.max(0, reply.get(2 + 2 * i));
-            reset[i] = Math.max(0, reply.get(3 + 2 * i));
+            remaining[i] = Math.max(0, reply.get(HEADER + 2 * i));
+            reset[i] = Math.max(0, reply.get(HEADER + 1 + 2 * i));
         }
-        return new GroupReply(reply.get(0), reply.get(1), remaining, reset);
+        return new GroupReply(reply.get(0), reply.get(1), Math.max(reply.get(1), reply.get(2)), remaining, reset);
     }
 
     public boolean allowed() {

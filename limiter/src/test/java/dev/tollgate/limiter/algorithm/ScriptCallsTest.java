@@ -71,11 +71,13 @@ class ScriptCallsTest {
 
     @Test
     void aReplyReadsBackPerKey() {
-        GroupReply reply = GroupReply.parse(List.of(0L, 80L, 0L, 1990L, -3L, 500L), 2);
+        GroupReply reply = GroupReply.parse(List.of(0L, 80L, 400L, 0L, 1990L, -3L, 500L), 2);
         assertThat(reply.allowed()).isFalse();
         assertThat(reply.retryMs()).isEqualTo(80);
+        assertThat(reply.holdMs()).isEqualTo(400);
         assertThat(reply.remaining()).containsExactly(0, 0);
         assertThat(reply.resetMs()).containsExactly(1990, 500);
-        assertThatThrownBy(() -> GroupReply.parse(List.of(1L, 0L), 1)).isInstanceOf(IllegalStateException.class);
+        assertThat(GroupReply.parse(List.of(0L, 80L, 0L, 0L, 100L), 1).holdMs()).as("never shorter than the retry").isEqualTo(80);
+        assertThatThrownBy(() -> GroupReply.parse(List.of(1L, 0L, 0L), 1)).isInstanceOf(IllegalStateException.class);
     }
 }
