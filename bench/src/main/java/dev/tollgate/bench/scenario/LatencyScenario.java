@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Requirement #2: the latency the limit check adds, under open-loop load at stated rates. Every check is
@@ -78,7 +77,10 @@ final class LatencyScenario implements Scenario {
         Fleet fleet = bench.fleet(contender, Bench.PODS, Mix.RULES);
         Timeline timeline = bench.newRun(warm + measure, null);
         OpenLoop load = new OpenLoop(timeline, rate, MAX_IN_FLIGHT,
-                sequence -> fleet.pod(ThreadLocalRandom.current().nextInt(fleet.size())).check(mix.pick(mix.pickKind())));
+                sequence -> {
+                    Mix.Client client = mix.pick(mix.pickKind());
+                    return fleet.pod(client.pod(fleet.size())).check(client.request());
+                });
         Histogram histogram = OpenLoop.newHistogram();
         load.recordLatency(histogram, warm);
         load.runUntil(warm + measure);

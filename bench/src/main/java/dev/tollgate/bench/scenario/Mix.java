@@ -8,6 +8,7 @@ import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -18,8 +19,44 @@ import java.util.concurrent.ThreadLocalRandom;
  * their limit run at about half of it; the over-limit clients are Free keys sending 10× their limit.
  *
  * <p>Keys are named {@code <class>_<n>-r<run>}, so a store call's class can be read off its Redis key.
+ *
+ * <p>How a client's checks reach the pods is the {@link Routing}: spread at random, or over the client's
+ * own keep-alive connections, each pinned to one pod.
  */
 final class Mix {
+
+    /** How a client's requests are spread over the pods. */
+    enum Routing {
+        /**
+         * Each client reaches the fleet over its own keep-alive connections, each held by one pod (an L4
+         * balancer places connections, not requests). A client keeps about rate × response time requests
+         * open (Little's law), one per HTTP/1.1 connection, so it uses that many pods: at a
+         * {@link #RESPONSE_TIME_S} response time a 450/s client uses 23 pods and a 6/s client one.
+         */
+        KEEP_ALIVE("each client over its own keep-alive connections", "keep-alive"),
+        /** Every check on a random pod of the fleet: the worst case for anything a pod remembers. */
+        SPREAD("every check on a random pod", "random pod");
+
+        final String label;
+        final String shortName;
+
+        Routing(String label, String shortName) {
+            this.label = label;
+            this.shortName = shortName;
+        }
+    }
+
+    /** The response time of the API behind the gateway, which sets how many connections a client holds open. */
+    static final double RESPONSE_TIME_S = 0.05;
+
+    /** One client: its check (two entries on its key) and the pods holding its connections (null: any pod). */
+    record Client(CheckRequest request, int[] pods) {
+
+        int pod(int fleetSize) {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            return pods == null ? random.nextInt(fleetSize) : pods[random.nextInt(pods.length)];
+        }
+    }
 
     enum Kind {
         OVER("over-limit", Plans.FREE, 0.10, 4),
@@ -49,23 +86,48 @@ final class Mix {
 
     static final RuleBook RULES = new StaticRuleBook(List.of(Plans.ENTERPRISE, Plans.GROWTH, Plans.FREE, Plans.ROUTE));
 
-    private final CheckRequest[][] requests = new CheckRequest[Kind.values().length][];
+    private final Client[][] clients = new Client[Kind.values().length][];
     private final double[] cumulative = new double[Kind.values().length];
 
+    /** The mix spread at random over the pods, as the latency scenario and the warm-up send it. */
     Mix(Bench bench) {
+        this(bench, Routing.SPREAD, NOMINAL_RATE, Bench.PODS);
+    }
+
+    /**
+     * @param rate total checks per second, which sets each client's rate and so its connections
+     * @param pods the fleet the clients' connections are spread over
+     */
+    Mix(Bench bench, Routing routing, double rate, int pods) {
         String run = bench.key("");
         double sum = 0;
         for (Kind kind : Kind.values()) {
-            List<CheckRequest> forKind = new ArrayList<>();
+            int connections = connections(kind, rate, pods);
+            Client[] forKind = new Client[kind.keys];
             for (int i = 0; i < kind.keys; i++) {
                 String key = kind.prefix() + "_" + i + run;
-                forKind.add(new CheckRequest(Bench.DOMAIN, List.of(
-                        CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), key, 1))));
+                CheckRequest request = new CheckRequest(Bench.DOMAIN, List.of(
+                        CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), key, 1)));
+                forKind[i] = new Client(request, routing == Routing.SPREAD ? null : distinctPods(connections, pods));
             }
-            requests[kind.ordinal()] = forKind.toArray(CheckRequest[]::new);
+            clients[kind.ordinal()] = forKind;
             sum += kind.share;
             cumulative[kind.ordinal()] = sum;
         }
+    }
+
+    /** The connections a client holds at a given rate: about rate × response time, at least one. */
+    static int connections(Kind kind, double rate, int pods) {
+        return (int) Math.max(1, Math.min(pods, Math.ceil(perKeyRate(kind, rate) * RESPONSE_TIME_S)));
+    }
+
+    private static int[] distinctPods(int count, int pods) {
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < pods; i++) {
+            all.add(i);
+        }
+        Collections.shuffle(all);
+        return all.subList(0, count).stream().mapToInt(Integer::intValue).toArray();
     }
 
     Kind pickKind() {
@@ -78,8 +140,8 @@ final class Mix {
         return Kind.FREE;
     }
 
-    CheckRequest pick(Kind kind) {
-        CheckRequest[] forKind = requests[kind.ordinal()];
+    Client pick(Kind kind) {
+        Client[] forKind = clients[kind.ordinal()];
         return forKind[ThreadLocalRandom.current().nextInt(forKind.length)];
     }
 
