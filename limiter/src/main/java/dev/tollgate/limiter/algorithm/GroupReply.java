@@ -8,9 +8,11 @@ import java.util.List;
  *
  * @param granted requests granted: 0 on deny, 1 for a plain check, more when a lease was granted
  * @param retryMs on deny, when the denying limits hold the request's cost again (what the client is told)
- * @param holdMs  on deny, how long the pod should answer the limits from its deny cache: {@code retryMs},
- *                or longer when other callers were denied on the same empty bucket just before (they are
- *                due the next tokens; see {@code token_bucket.lua}, "the deny queue")
+ * @param holdMs  how long the pod should deny, from its deny cache, the limits that cannot pay for its next
+ *                request: on a deny at least {@code retryMs}, longer when other callers were left facing the
+ *                same empty bucket just before (they are due the next tokens; see {@code token_bucket.lua},
+ *                "the deny queue"); after a grant of a bucket's last token, the same for the next request;
+ *                0 otherwise
  */
 public record GroupReply(long granted, long retryMs, long holdMs, long[] remaining, long[] resetMs) {
 
