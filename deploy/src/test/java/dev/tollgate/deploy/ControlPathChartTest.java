@@ -1,6 +1,8 @@
 package dev.tollgate.deploy;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +71,17 @@ class ControlPathChartTest {
                 .isEqualTo("tollgate-database");
         assertThat(container.at("readinessProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/readiness");
         assertThat(container.named("http", "ports").at("containerPort").value()).isEqualTo(8081);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"us-east, 0.6", "eu-west, 0.25", "ap-south, 0.15"})
+    void readsUsageWithTheSameDefaultShareAsTheRegionsPods(String region, String share) {
+        Manifests release = TollgateChart.render(region);
+        Tree rules = release.one("Deployment", "tollgate-rules-service").named("rules-service", "spec", "template", "spec", "containers");
+        Tree pods = release.one("Deployment", "tollgate-check-service").named("check-service", "spec", "template", "spec", "containers");
+
+        assertThat(rules.named("TOLLGATE_REGION_DEFAULT_SHARE", "env").at("value").text()).isEqualTo(share)
+                .isEqualTo(pods.named("TOLLGATE_REGION_DEFAULT_SHARE", "env").at("value").text());
     }
 
     @Test

@@ -24,6 +24,13 @@ class StartupRefusalIT {
         assertThatThrownBy(() -> start()).hasStackTraceContaining("no way to check bearer tokens");
     }
 
+    @Test
+    void refusesADefaultShareOutsideZeroToOne() {
+        assertThatThrownBy(() -> start("tollgate.usage.default-share=1.5",
+                "spring.security.oauth2.resourceserver.jwt.public-key-location=" + TestTokens.publicKeyLocation()))
+                .hasStackTraceContaining("tollgate.usage.default-share must be in (0, 1], was 1.5");
+    }
+
     private static void start(String... extra) {
         Postgres postgres = Postgres.shared();
         // command-line arguments: above application.yml, as an operator's settings would be

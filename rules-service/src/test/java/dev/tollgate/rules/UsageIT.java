@@ -50,7 +50,7 @@ class UsageIT extends ServiceTestBase {
         api.put("/v1/rules/" + untouched, tokenBucket(domain, 10, 30));
         spend(TokenBuckets.call(key, List.of(new Spend(rule(slow, domain, 1, 20), 1.0, 5)), 1, 1));
 
-        JsonNode usage = usage(key, domain);
+        JsonNode usage = usage(api, key, domain);
 
         assertThat(usage.get("key").asString()).isEqualTo(key);
         assertThat(usage.get("region").asString()).isEqualTo("us-east");
@@ -80,7 +80,7 @@ class UsageIT extends ServiceTestBase {
             engine.connection().sync().hincrby(UsageKeys.window(UsageKeys.shardOf(field), start), field, 420);
         }
 
-        JsonNode limit = WatchIT.find(usage(key, domain).get("limits"), "rule_id", busy);
+        JsonNode limit = WatchIT.find(usage(api, key, domain).get("limits"), "rule_id", busy);
         assertThat(limit.get("recent_rate_per_s").asDouble()).isEqualTo(42.0);
     }
 
@@ -100,7 +100,7 @@ class UsageIT extends ServiceTestBase {
         spend(SlidingLogs.call(key, List.of(new Spend(loginRule, 1.0, 1))));
         spend(FixedWindows.call(key, List.of(new Spend(dailyRule, 1.0, 3)), System.currentTimeMillis()));
 
-        JsonNode usage = usage(key, domain);
+        JsonNode usage = usage(api, key, domain);
 
         JsonNode log = WatchIT.find(usage.get("limits"), "rule_id", login);
         assertThat(log.get("count").asLong()).isEqualTo(2);
@@ -123,7 +123,7 @@ class UsageIT extends ServiceTestBase {
         jdbc.sql("INSERT INTO region_budgets (rule_id, limit_key, region, share) VALUES (?, ?, 'us-east', 0.25), (?, ?, 'eu-west', 0.75)")
                 .params(id, key, id, key).update();
 
-        JsonNode usage = usage(key, domain);
+        JsonNode usage = usage(api, key, domain);
 
         JsonNode limit = WatchIT.find(usage.get("limits"), "rule_id", id);
         assertThat(limit.get("overridden").asBoolean()).isTrue();
@@ -141,12 +141,12 @@ class UsageIT extends ServiceTestBase {
         String id = uniqueId("r");
         api.put("/v1/rules/" + id, tokenBucket(domain, 10, 10));
 
-        JsonNode usage = usage("user:{x}", domain);
+        JsonNode usage = usage(api, "user:{x}", domain);
 
         assertThat(usage.get("limits").get(0).get("redis_key").asString()).isEqualTo("rl:{user%3A%7Bx%7D}:" + id);
     }
 
-    private JsonNode usage(String key, String domain) {
+    static JsonNode usage(Api api, String key, String domain) {
         Api.Response response = api.get("/v1/keys/" + URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20")
                 + "/usage?domain=" + domain);
         assertThat(response.status).as(response.toString()).isEqualTo(200);

@@ -7,14 +7,20 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * @param region the region this instance reads counters in; its share of each budgeted key applies
- * @param redis  the region's Redis Cluster; with no seeds the usage endpoint answers 503
+ * @param region       the region this instance reads counters in; its share of each budgeted key applies
+ * @param defaultShare the region's share of a key that has no budget yet, as its check-service pods are told
+ *                     ({@code tollgate.region.default-share}), so support sees the limit the pods enforce
+ * @param redis        the region's Redis Cluster; with no seeds the usage endpoint answers 503
  */
 @ConfigurationProperties("tollgate.usage")
-public record UsageProperties(String region, Redis redis) {
+public record UsageProperties(String region, Double defaultShare, Redis redis) {
 
     public UsageProperties {
         region = region == null || region.isBlank() ? "local" : region;
+        defaultShare = defaultShare == null ? 1.0 : defaultShare;
+        if (!(defaultShare > 0 && defaultShare <= 1)) {
+            throw new IllegalArgumentException("tollgate.usage.default-share must be in (0, 1], was " + defaultShare);
+        }
         redis = redis == null ? new Redis(null, null, null, null, null) : redis;
     }
 

@@ -45,6 +45,7 @@ class UsageReader {
     private final RegionBudgetRepository budgets;
     private final CounterReader counters;
     private final String region;
+    private final double defaultShare;
     private final Clock clock;
     private final RulesMetrics metrics;
 
@@ -55,6 +56,7 @@ class UsageReader {
         this.budgets = budgets;
         this.counters = counters;
         this.region = properties.region();
+        this.defaultShare = properties.defaultShare();
         this.clock = clock;
         this.metrics = metrics;
     }
@@ -77,7 +79,7 @@ class UsageReader {
             for (Rule rule : candidates) {
                 AccountOverride override = overrideByRule.get(rule.id());
                 Rule applied = override == null ? rule : rule.withRateAndBurst(override.ratePerS(), override.burst());
-                double share = shareByRule.getOrDefault(rule.id(), 1.0);
+                double share = shareByRule.getOrDefault(rule.id(), defaultShare);
                 pending.add(send(key, applied, share, override != null, now)
                         .withRecentUsage(counters.admittedIn(rule.id(), key, window)));
             }
