@@ -116,9 +116,14 @@ class CheckServiceChartTest {
 
         assertThat(container.named("TOLLGATE_RULES_SERVICE_URL", "env").at("value").text())
                 .isEqualTo("http://tollgate-rules-service:8081");
-        Tree token = container.named("TOLLGATE_RULES_TOKEN", "env").at("valueFrom", "secretKeyRef");
-        assertThat(token.at("name").text()).isEqualTo("tollgate-rules-watch");
-        assertThat(token.at("key").text()).isEqualTo("token");
+        // mounted, not an env var: the kubelet refreshes a Secret volume, so a renewed token reaches running pods
+        assertThat(container.named("TOLLGATE_RULES_TOKEN", "env").exists()).isFalse();
+        assertThat(container.named("TOLLGATE_RULES_TOKEN_FILE", "env").at("value").text())
+                .isEqualTo("/var/run/tollgate/watch-token/token");
+        assertThat(container.named("watch-token", "volumeMounts").at("mountPath").text()).isEqualTo("/var/run/tollgate/watch-token");
+        Tree volume = deployment.named("watch-token", "spec", "template", "spec", "volumes");
+        assertThat(volume.at("secret", "secretName").text()).isEqualTo("tollgate-rules-watch");
+        assertThat(volume.at("secret", "items").exists()).as("no subPath or items: those are never refreshed").isFalse();
         assertThat(container.named("TOLLGATE_RULES_SNAPSHOT_FILE", "env").at("value").text())
                 .isEqualTo("/var/lib/tollgate/rules-snapshot.json");
         assertThat(container.named("rules-snapshot", "volumeMounts").at("mountPath").text()).isEqualTo("/var/lib/tollgate");

@@ -1,8 +1,10 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -21,7 +23,7 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         breaker = breaker == null ? new Breaker(0, null) : breaker;
         redis = redis == null ? new Redis(null, null, null, null, null) : redis;
         check = check == null ? new Check(64) : check;
-        rules = rules == null ? new Rules(null, null, null, null) : rules;
+        rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
 
     /**
@@ -54,12 +56,24 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param file         a static rules file (YAML): how a pod runs without rules-service, like Envoy's ratelimit
      * @param serviceUrl   rules-service's base URL
      * @param token        a bearer token with scope ratelimit:watch
+     * @param tokenFile    a file holding that token, read again for every poll, so that a renewed token
+     *                     (a refreshed Secret volume, a Vault agent) is used without a restart
      * @param snapshotFile where the last good snapshot is saved, so a restart survives a rules outage
      */
-    public record Rules(String file, String serviceUrl, String token, String snapshotFile) {
+    public record Rules(String file, String serviceUrl, String token, String tokenFile, String snapshotFile) {
+
+        public Rules {
+            if (token != null && !token.isBlank() && tokenFile != null && !tokenFile.isBlank()) {
+                throw new IllegalArgumentException("set tollgate.rules.token or tollgate.rules.token-file, not both");
+            }
+        }
 
         public boolean watched() {
             return serviceUrl != null && !serviceUrl.isBlank();
+        }
+
+        public WatchToken watchToken() {
+            return tokenFile != null && !tokenFile.isBlank() ? WatchToken.file(Path.of(tokenFile)) : WatchToken.fixed(token);
         }
     }
 

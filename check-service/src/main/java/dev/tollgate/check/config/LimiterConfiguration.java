@@ -60,7 +60,7 @@ class LimiterConfiguration {
         CheckProperties.Rules rules = properties.rules();
         Path snapshot = Path.of(rules.snapshotFile() == null || rules.snapshotFile().isBlank()
                 ? "tollgate-rules-snapshot.json" : rules.snapshotFile());
-        return new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(rules.serviceUrl()), rules.token(), snapshot, Duration.ofSeconds(35)),
+        return new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(rules.serviceUrl()), rules.watchToken(), snapshot, Duration.ofSeconds(35)),
                 (SnapshotRuleBook) ruleBook, json, registry);
     }
 

@@ -44,16 +44,19 @@ public final class RulesWatcher implements AutoCloseable {
     private final RuleValidator validator = new RuleValidator();
     private final Counter rejected;
     private final Counter errors;
+    private final Counter refused;
+    /** Whether the last poll was refused for its token, so that a refusal is logged once, not every poll. */
+    private boolean wasRefused;
     private final Thread thread;
     private volatile boolean running = true;
 
     /**
      * @param serviceUrl   rules-service's base URL, e.g. {@code http://rules-service:8081}
-     * @param token        a bearer token with scope {@code ratelimit:watch}
+     * @param token        the bearer token (scope {@code ratelimit:watch}), read again for every poll
      * @param snapshotFile where the last good snapshot is kept across restarts
      * @param pollTimeout  how long one watch may wait (the feed answers within ~25 s)
      */
-    public record WatchSettings(URI serviceUrl, String token, Path snapshotFile, Duration pollTimeout) {
+    public record WatchSettings(URI serviceUrl, WatchToken token, Path snapshotFile, Duration pollTimeout) {
     }
 
     public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, JsonMapper json, MeterRegistry registry) {
@@ -66,6 +69,9 @@ public final class RulesWatcher implements AutoCloseable {
                 .register(registry);
         this.errors = Counter.builder("tollgate.rules.watch.errors")
                 .description("Watch calls that failed (rules-service down, bad answer)")
+                .register(registry);
+        this.refused = Counter.builder("tollgate.rules.watch.refused")
+                .description("Watch calls rules-service refused (401/403): an expired or wrong token; the rules in force stay")
                 .register(registry);
         Gauge.builder("tollgate.rules.revision", rules, SnapshotRuleBook::revision)
                 .description("Revision of the rules snapshot in force")
@@ -119,15 +125,31 @@ public final class RulesWatcher implements AutoCloseable {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri)
                 .timeout(settings.pollTimeout())
                 .header("Accept", "application/json");
-        if (settings.token() != null && !settings.token().isBlank()) {
-            request.header("Authorization", "Bearer " + settings.token());
+        String token = settings.token().current();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
         }
         HttpResponse<byte[]> response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofByteArray());
-        if (response.statusCode() == 304) {
+        int status = response.statusCode();
+        if (status == 401 || status == 403) {
+            refused.increment();
+            if (!wasRefused) {
+                // an expired token would otherwise freeze the pod's rules without a word: say it once, loudly
+                log.warn("rules-service refused the watch token ({}, {}): the pod keeps {} until a valid token is configured",
+                        status, settings.token(), rules.revision() < 0 ? "its static rules, if any" : "rules revision " + rules.revision());
+            }
+            wasRefused = true;
+            throw new IOException("watch answered " + status);
+        }
+        if (wasRefused) {
+            log.info("rules-service accepts the watch token again");
+            wasRefused = false;
+        }
+        if (status == 304) {
             return;
         }
-        if (response.statusCode() != 200) {
-            throw new IOException("watch answered " + response.statusCode());
+        if (status != 200) {
+            throw new IOException("watch answered " + status);
         }
         RuleSnapshot snapshot = json.readValue(response.body(), RuleSnapshot.class);
         if (snapshot.revision() != since && accept(snapshot, "revision " + snapshot.revision())) {

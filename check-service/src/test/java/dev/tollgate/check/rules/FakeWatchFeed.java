@@ -21,6 +21,7 @@ final class FakeWatchFeed implements AutoCloseable {
     private final AtomicReference<String> snapshot = new AtomicReference<>();
     private final AtomicInteger revision = new AtomicInteger(-1);
     private volatile String lastAuthorization;
+    private volatile String requiredToken;
 
     FakeWatchFeed() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -41,8 +42,18 @@ final class FakeWatchFeed implements AutoCloseable {
         return lastAuthorization;
     }
 
+    /** From now on answers 401, as rules-service does for an expired or wrong token, unless shown this one. */
+    void requireToken(String token) {
+        requiredToken = token;
+    }
+
     private void watch(HttpExchange exchange) throws IOException {
         lastAuthorization = exchange.getRequestHeaders().getFirst("Authorization");
+        if (requiredToken != null && !("Bearer " + requiredToken).equals(lastAuthorization)) {
+            exchange.sendResponseHeaders(401, -1);
+            exchange.close();
+            return;
+        }
         String query = exchange.getRequestURI().getQuery();
         long since = query != null && query.startsWith("since=") ? Long.parseLong(query.substring(6)) : -1;
         long deadline = System.currentTimeMillis() + 500;

@@ -17,9 +17,12 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -82,15 +85,48 @@ class RulesWatchIT {
         }
     }
 
-    private static ConfigurableApplicationContext startPod(String feedUrl, Path snapshotFile) {
+    @Test
+    void readsARenewedTokenFromItsFileAndSaysWhenTheFeedRefusesOne() throws Exception {
+        Path tokenFile = snapshotDir.resolve("watch-token");
+        Files.writeString(tokenFile, "expired-token\n");
+        String key = "acct_" + UUID.randomUUID();
+        try (FakeWatchFeed feed = new FakeWatchFeed()) {
+            feed.requireToken("renewed-token");
+            feed.publish(1, GOOD);
+            try (ConfigurableApplicationContext pod = startPod(feed.url(), snapshotDir.resolve("rules-token.json"),
+                    "--tollgate.rules.token-file=" + tokenFile)) {
+                MeterRegistry registry = pod.getBean(MeterRegistry.class);
+                await().atMost(Duration.ofSeconds(5)).until(() -> registry.counter("tollgate.rules.watch.refused").count() >= 1);
+                assertThat(feed.lastAuthorization()).isEqualTo("Bearer expired-token");
+                check(client(pod), key).jsonPath("$.entries[0].unknown_rule").isEqualTo(true);
+
+                // whatever renews the token replaces the file; the pod picks it up on its next poll
+                Files.writeString(tokenFile, "renewed-token\n");
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                        check(client(pod), key).jsonPath("$.entries[0].unknown_rule").doesNotExist());
+                assertThat(feed.lastAuthorization()).isEqualTo("Bearer renewed-token");
+            }
+        }
+    }
+
+    @Test
+    void refusesATokenAndATokenFileTogether() {
+        assertThatThrownBy(() -> startPod("http://127.0.0.1:" + closedPort(), snapshotDir.resolve("rules-both.json"),
+                "--tollgate.rules.token=watch-token", "--tollgate.rules.token-file=" + snapshotDir.resolve("watch-token")).close())
+                .hasStackTraceContaining("set tollgate.rules.token or tollgate.rules.token-file, not both");
+    }
+
+    /** A pod on the feed, showing it the token {@code watch-token} unless {@code auth} says otherwise. */
+    private static ConfigurableApplicationContext startPod(String feedUrl, Path snapshotFile, String... auth) {
+        List<String> arguments = new ArrayList<>(List.of("--server.port=0",
+                "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                "--tollgate.redis.command-timeout=2s",
+                "--tollgate.rules.service-url=" + feedUrl,
+                "--tollgate.rules.snapshot-file=" + snapshotFile));
+        arguments.addAll(auth.length == 0 ? List.of("--tollgate.rules.token=watch-token") : List.of(auth));
         return new SpringApplicationBuilder(CheckServiceApplication.class)
                 .web(WebApplicationType.REACTIVE)
-                .run("--server.port=0",
-                        "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
-                        "--tollgate.redis.command-timeout=2s",
-                        "--tollgate.rules.service-url=" + feedUrl,
-                        "--tollgate.rules.token=watch-token",
-                        "--tollgate.rules.snapshot-file=" + snapshotFile);
+                .run(arguments.toArray(String[]::new));
     }
 
     private static WebTestClient client(ConfigurableApplicationContext pod) {
