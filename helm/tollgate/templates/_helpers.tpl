@@ -236,3 +236,53 @@ livenessProbe:
 {{- fail "checkService.rules.watch is on but rulesService is disabled: set checkService.rules.serviceUrl" -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+The environment variable carrying one key of another region's Redis Secret for the rebalancer:
+(dict "region" "eu-west" "key" "seeds") gives TOLLGATE_REGION_EU_WEST_SEEDS.
+*/}}
+{{- define "tollgate.regionEnv" -}}
+{{- printf "TOLLGATE_REGION_%s_%s" (regexReplaceAll "[^A-Za-z0-9]" .region "_" | upper) (upper .key) -}}
+{{- end }}
+
+{{/*
+budgetRebalancer.regions without the regions a values file set to null (YAML; read it with fromYaml).
+*/}}
+{{- define "tollgate.rebalancerRegionMap" -}}
+{{- $regions := dict -}}
+{{- range $name, $region := .Values.budgetRebalancer.regions -}}
+{{- if $region -}}
+{{- $_ := set $regions $name $region -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $regions -}}
+{{- end }}
+
+{{/*
+The rebalancer's tollgate.regions as a Spring config file: each region's slice of the default split,
+and the other regions' Redis Clusters by placeholders for the variables of their Secrets (this region
+reads its own through tollgate.redis.*). This region's slice must be the pods' regionDefaultShare, or
+the shares of a key without a budget would not sum to 1.
+*/}}
+{{- define "tollgate.rebalancerRegions" -}}
+{{- $own := include "tollgate.region" . -}}
+{{- $regions := include "tollgate.rebalancerRegionMap" . | fromYaml -}}
+{{- if not (hasKey $regions $own) -}}
+{{- fail (printf "budgetRebalancer.regions lists %s but not this release's region %s" (keys $regions | sortAlpha | join ", ") $own) -}}
+{{- end -}}
+{{- $ownShare := (index $regions $own).defaultShare -}}
+{{- if ne (toString $ownShare) (toString .Values.regionDefaultShare) -}}
+{{- fail (printf "budgetRebalancer.regions.%s.defaultShare is %v but regionDefaultShare is %v: the pods and the rebalancer must use the same default split" $own $ownShare .Values.regionDefaultShare) -}}
+{{- end -}}
+tollgate:
+  regions:
+{{- range $name, $region := $regions }}
+    {{ $name }}:
+      default-share: {{ required (printf "budgetRebalancer.regions.%s.defaultShare: the region's slice of the default split" $name) $region.defaultShare }}
+      {{- if ne $name $own }}
+      seeds: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "seeds") -}} }
+      username: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "username") -}} :}
+      password: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "password") -}} :}
+      {{- end }}
+{{- end }}
+{{- end }}

@@ -1,7 +1,13 @@
 package dev.tollgate.rebalancer.config;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.ByteArrayResource;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,6 +48,48 @@ class PropertiesTest {
         assertThat(regions).extracting(r -> r.endpoint().name()).containsExactly("ap-south", "eu-west", "us-east");
         assertThat(regions.get(2).endpoint().redis().seeds()).containsExactly("redis://local:7000");
         assertThat(regions.get(2).endpoint().redis().commandTimeout()).isEqualTo(TIMEOUT);
+    }
+
+    @Test
+    void bindsTheRegionsFileTheHelmChartWrites() throws Exception {
+        // helm/tollgate's regions.yml for eu-west (RebalancerRegionsChartTest checks the chart writes this shape),
+        // imported through SPRING_CONFIG_IMPORT, with the variables its Deployment takes from the regions' Secrets
+        String file = """
+                tollgate:
+                  regions:
+                    ap-south:
+                      default-share: 0.15
+                      seeds: ${TOLLGATE_REGION_AP_SOUTH_SEEDS}
+                      username: ${TOLLGATE_REGION_AP_SOUTH_USERNAME:}
+                      password: ${TOLLGATE_REGION_AP_SOUTH_PASSWORD:}
+                    eu-west:
+                      default-share: 0.25
+                    us-east:
+                      default-share: 0.6
+                      seeds: ${TOLLGATE_REGION_US_EAST_SEEDS}
+                      username: ${TOLLGATE_REGION_US_EAST_USERNAME:}
+                      password: ${TOLLGATE_REGION_US_EAST_PASSWORD:}
+                """;
+        StandardEnvironment environment = new StandardEnvironment();
+        // the pod's environment in place of this machine's (under the name that gives env-var relaxed binding)
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, Map.of(
+                "TOLLGATE_REGION", "eu-west",
+                "TOLLGATE_REDIS_SEEDS", "rediss://eu-1:6379,rediss://eu-2:6379",
+                "TOLLGATE_REGION_US_EAST_SEEDS", "rediss://us-1:6379,rediss://us-2:6379",
+                "TOLLGATE_REGION_US_EAST_PASSWORD", "us-secret",
+                "TOLLGATE_REGION_AP_SOUTH_SEEDS", "rediss://ap-1:6379")));
+        new YamlPropertySourceLoader().load("regions.yml", new ByteArrayResource(file.getBytes(StandardCharsets.UTF_8)))
+                .forEach(environment.getPropertySources()::addLast);
+
+        List<RegionsProperties.Resolved> regions = Binder.get(environment).bind("tollgate", RegionsProperties.class).get().resolve(TIMEOUT);
+
+        assertThat(regions).extracting(r -> r.endpoint().name()).containsExactly("ap-south", "eu-west", "us-east");
+        assertThat(regions).extracting(RegionsProperties.Resolved::defaultShare).containsExactly(0.15, 0.25, 0.6);
+        assertThat(regions.get(0).endpoint().redis().password()).as("no password in the Secret: none").isNull();
+        assertThat(regions.get(1).endpoint().redis().seeds()).containsExactly("rediss://eu-1:6379", "rediss://eu-2:6379");
+        assertThat(regions.get(2).endpoint().redis().seeds()).containsExactly("rediss://us-1:6379", "rediss://us-2:6379");
+        assertThat(regions.get(2).endpoint().redis().password()).isEqualTo("us-secret");
     }
 
     @Test
