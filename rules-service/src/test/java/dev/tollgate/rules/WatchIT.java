@@ -3,10 +3,17 @@ package dev.tollgate.rules;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
+import java.util.zip.GZIPInputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,11 +31,44 @@ class WatchIT extends ServiceTestBase {
         JsonNode snapshot = feed.json();
         assertThat(snapshot.propertyNames()).containsExactlyInAnyOrder("revision", "rules", "overrides", "region_budgets");
         assertThat(snapshot.get("revision").asLong()).isGreaterThanOrEqualTo(storeRevision() - 1);
-        assertThat(feed.etag()).isEqualTo("\"" + snapshot.get("revision").asLong() + "\"");
+        assertThat(feed.etag()).as("weak: names the revision, not the (possibly gzipped) bytes")
+                .isEqualTo("W/\"" + snapshot.get("revision").asLong() + "\"");
         assertThat(feed.header("Cache-Control")).contains("no-store");
         JsonNode rule = find(snapshot.get("rules"), "id", id);
         assertThat(rule.get("rate_per_s").asInt()).isEqualTo(100);
         assertThat(rule.get("version").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void compressesALargeSnapshotForAPodThatAsksForIt() throws Exception {
+        // the region budgets make the snapshot large (tens of MB at the design's 240K keys), and every pod
+        // fetches it on every revision
+        String id = uniqueId("w");
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 100, 200));
+        for (int i = 0; i < 500; i++) {
+            jdbc.sql("INSERT INTO region_budgets (rule_id, limit_key, region, share) VALUES (?, ?, 'us-east', 0.6)")
+                    .params(id, "acct_" + i).update();
+        }
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/watch"))
+                .header("Authorization", "Bearer " + TestTokens.all("pod"));
+
+        HttpResponse<byte[]> plain = http.send(request.copy().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> zipped = http.send(request.copy().header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+
+        assertThat(plain.headers().firstValue("Content-Encoding")).isEmpty();
+        assertThat(zipped.headers().firstValue("Content-Encoding")).contains("gzip");
+        byte[] unzipped;
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(zipped.body()))) {
+            unzipped = in.readAllBytes();
+        }
+        assertThat(namesKey(new String(unzipped, StandardCharsets.UTF_8), "acct_499")).isTrue();
+        assertThat(zipped.body().length).as("compressed %d of %d bytes", zipped.body().length, unzipped.length)
+                .isLessThan(unzipped.length / 5);
+    }
+
+    private static boolean namesKey(String json, String key) {
+        return json.contains("\"limit_key\":\"" + key + "\"");
     }
 
     @Test

@@ -12,7 +12,9 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +25,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed from the last
@@ -124,7 +127,8 @@ public final class RulesWatcher implements AutoCloseable {
         URI uri = settings.serviceUrl().resolve("/v1/watch" + (since >= 0 ? "?since=" + since : ""));
         HttpRequest.Builder request = HttpRequest.newBuilder(uri)
                 .timeout(settings.pollTimeout())
-                .header("Accept", "application/json");
+                .header("Accept", "application/json")
+                .header("Accept-Encoding", "gzip");
         String token = settings.token().current();
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
@@ -151,9 +155,21 @@ public final class RulesWatcher implements AutoCloseable {
         if (status != 200) {
             throw new IOException("watch answered " + status);
         }
-        RuleSnapshot snapshot = json.readValue(response.body(), RuleSnapshot.class);
+        byte[] body = decoded(response);
+        RuleSnapshot snapshot = json.readValue(body, RuleSnapshot.class);
         if (snapshot.revision() != since && accept(snapshot, "revision " + snapshot.revision())) {
-            save(response.body());
+            save(body);
+        }
+    }
+
+    /** The body as sent, gunzipped when rules-service compressed it (it does above a few KB). */
+    private static byte[] decoded(HttpResponse<byte[]> response) throws IOException {
+        boolean gzip = response.headers().firstValue("Content-Encoding").map(e -> e.trim().equalsIgnoreCase("gzip")).orElse(false);
+        if (!gzip) {
+            return response.body();
+        }
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(response.body()))) {
+            return in.readAllBytes();
         }
     }
 

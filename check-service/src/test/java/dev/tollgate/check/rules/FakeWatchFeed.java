@@ -3,12 +3,14 @@ package dev.tollgate.check.rules;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.GZIPOutputStream;
 
 /**
  * A protocol peer for the watch feed (rules-service's {@code GET /v1/watch}): answers at once when its
@@ -22,6 +24,7 @@ final class FakeWatchFeed implements AutoCloseable {
     private final AtomicInteger revision = new AtomicInteger(-1);
     private volatile String lastAuthorization;
     private volatile String requiredToken;
+    private volatile boolean gzipped;
 
     FakeWatchFeed() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -40,6 +43,11 @@ final class FakeWatchFeed implements AutoCloseable {
 
     String lastAuthorization() {
         return lastAuthorization;
+    }
+
+    /** Whether a snapshot went out gzipped (the pod asked for it). */
+    boolean gzipped() {
+        return gzipped;
     }
 
     /** From now on answers 401, as rules-service does for an expired or wrong token, unless shown this one. */
@@ -67,9 +75,24 @@ final class FakeWatchFeed implements AutoCloseable {
         }
         byte[] body = snapshot.get().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().add("Content-Type", "application/json");
+        String accepted = exchange.getRequestHeaders().getFirst("Accept-Encoding");
+        if (accepted != null && accepted.contains("gzip")) {
+            // as rules-service does for a large snapshot
+            body = gzip(body);
+            exchange.getResponseHeaders().add("Content-Encoding", "gzip");
+            gzipped = true;
+        }
         exchange.sendResponseHeaders(200, body.length);
         exchange.getResponseBody().write(body);
         exchange.close();
+    }
+
+    private static byte[] gzip(byte[] plain) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream zip = new GZIPOutputStream(out)) {
+            zip.write(plain);
+        }
+        return out.toByteArray();
     }
 
     private static void sleep() {

@@ -65,6 +65,7 @@ class RulesWatchIT {
                 await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                         check(http, key).jsonPath("$.entries[0].unknown_rule").doesNotExist());
                 assertThat(feed.lastAuthorization()).isEqualTo("Bearer watch-token");
+                assertThat(feed.gzipped()).as("the pod asks for a compressed snapshot and reads it").isTrue();
                 check(http, key).jsonPath("$.verdict").isEqualTo("allow");
                 check(http, key).jsonPath("$.verdict").isEqualTo("deny");
                 assertThat(snapshotFile).exists();

@@ -156,8 +156,12 @@ class RevisionWatcher implements SmartLifecycle {
                 .body(snapshot.activeAt(clock.instant()));
     }
 
+    /**
+     * Weak: it names the revision, not the bytes, which are gzipped for a pod that asks and plain for one
+     * that does not (and Tomcat never compresses a response carrying a strong ETag).
+     */
     private static String etag(long revision) {
-        return "\"" + revision + "\"";
+        return "W/\"" + revision + "\"";
     }
 
     @Override
