@@ -26,25 +26,22 @@ import org.slf4j.LoggerFactory;
  * as root in such places; then the only way left is to really be another user. The server directory is
  * handed to that user; the binaries are unpacked world-readable.
  */
-final class UnprivilegedServer implements PostgresServer {
+final class UnprivilegedServer extends EmbeddedServer {
 
     static final String USER_PROPERTY = "tollgate.postgres.user";
     static final String DEFAULT_USER = "nobody";
 
     private static final Logger log = LoggerFactory.getLogger(UnprivilegedServer.class);
 
-    private final Path directory;
     private final Path data;
-    private final int port;
     private final Path bin;
     private final String user;
     private final List<String> runAs;
     private boolean running;
 
     UnprivilegedServer(Path directory, int port) {
-        this.directory = directory;
+        super(directory, port);
         this.data = directory.resolve("data");
-        this.port = port;
         this.bin = ZonkyBinaries.extracted().resolve("bin");
         this.user = System.getProperty(USER_PROPERTY, DEFAULT_USER);
         int uid = id(user, "-u");
@@ -72,36 +69,6 @@ final class UnprivilegedServer implements PostgresServer {
     }
 
     @Override
-    public String host() {
-        return EmbeddedSettings.HOST;
-    }
-
-    @Override
-    public int port() {
-        return port;
-    }
-
-    @Override
-    public String username() {
-        return EmbeddedSettings.SUPERUSER;
-    }
-
-    @Override
-    public String password() {
-        return "";
-    }
-
-    @Override
-    public String adminDatabase() {
-        return "postgres";
-    }
-
-    @Override
-    public boolean restartable() {
-        return true;
-    }
-
-    @Override
     public synchronized void start() {
         if (running) {
             return;
@@ -124,14 +91,13 @@ final class UnprivilegedServer implements PostgresServer {
         running = false;
     }
 
+    /** A server that will not stop (pg_ctl failed) is logged, and its directory removed all the same. */
     @Override
     public void close() {
         try {
-            stop();
+            super.close();
         } catch (RuntimeException e) {
             log.warn("could not stop {}: {}", this, e.getMessage());
-        } finally {
-            EmbeddedSettings.deleteRecursively(directory);
         }
     }
 

@@ -10,46 +10,13 @@ import java.nio.file.Path;
  * postgres in {@code unshare -U} (a user namespace in which root is unmapped), which is what lets it run
  * here at all; where user namespaces are blocked, {@link UnprivilegedServer} takes over.
  */
-final class ZonkyServer implements PostgresServer {
+final class ZonkyServer extends EmbeddedServer {
 
-    private final Path directory;
-    private final int port;
     private EmbeddedPostgres postgres;
 
     ZonkyServer(Path directory, int port) {
-        this.directory = directory;
-        this.port = port;
+        super(directory, port);
         start();
-    }
-
-    @Override
-    public String host() {
-        return EmbeddedSettings.HOST;
-    }
-
-    @Override
-    public int port() {
-        return port;
-    }
-
-    @Override
-    public String username() {
-        return EmbeddedSettings.SUPERUSER;
-    }
-
-    @Override
-    public String password() {
-        return "";
-    }
-
-    @Override
-    public String adminDatabase() {
-        return "postgres";
-    }
-
-    @Override
-    public boolean restartable() {
-        return true;
     }
 
     /** The first start runs initdb; later ones reuse the data directory, and so keep the data and port. */
@@ -87,15 +54,6 @@ final class ZonkyServer implements PostgresServer {
             throw new UncheckedIOException("embedded PostgreSQL did not stop", e);
         } finally {
             postgres = null;
-        }
-    }
-
-    @Override
-    public void close() {
-        try {
-            stop();
-        } finally {
-            EmbeddedSettings.deleteRecursively(directory);
         }
     }
 
