@@ -196,11 +196,12 @@ final class DesignTableScenario implements Scenario {
             boolean within = Math.abs(all - limit) <= 0.05 * limit;
             section.check("Tollgate ALL within ±5% of 1,000/s, " + c.label, Format.rate(all), within);
         }
-        section.note("The optimizations are not expected to save many store calls here: the key runs at its limit, so its "
-                + "bucket is nearly empty and leases shrink to 1, and a deny's retry (one token at 1,000/s) is about a "
-                + "millisecond, too short for a pod's deny cache to answer the pod's next request. What they save here is "
-                + "what the pods' local-first buckets drop (pinned: each of the two pods sees more than the key's whole rate). "
-                + "Leases and the deny cache pay off below the limit (scenario 3) and on hot keys (scenario 2).");
+        section.note("Leases do not help here: the key runs at its limit, so its bucket is nearly empty and leases shrink "
+                + "to 1. What cuts the store calls is the deny queue: a pod denied on the empty bucket (or handed its last "
+                + "token) is told to hold off until the tokens due before its turn have gone to the pods denied before it, so "
+                + "the pods sharing the key come back one per token instead of all at the next one (a retry is one token at "
+                + "1,000/s, about a millisecond), and, when pinned, the local-first buckets (each of the two pods sees more "
+                + "than the key's whole rate). Leases pay off below the limit (scenario 3) and on hot keys (scenario 2).");
         return section;
     }
 
