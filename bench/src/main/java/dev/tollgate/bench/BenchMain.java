@@ -80,6 +80,8 @@ public final class BenchMain {
     public static Result run(BenchOptions options) {
         long started = System.nanoTime();
         Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        // before the run writes its charts into the work tree, which would read as uncommitted changes
+        String engine = gitDescribe();
         Charts charts = new Charts(options.reportDir());
         List<Section> sections = new ArrayList<>();
         String redisVersion;
@@ -114,7 +116,7 @@ public final class BenchMain {
         facts.put("Machine", Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name") + " "
                 + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version") + " ("
                 + System.getProperty("java.vm.name") + "), max heap " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
-        facts.put("Engine", "the limiter as built from `" + gitDescribe() + "` (git describe --always --dirty; "
+        facts.put("Engine", "the limiter as built from `" + engine + "` (git describe --always --dirty at the start; "
                 + "\"dirty\": with uncommitted changes in the work tree)");
         facts.put("Redis", redisVersion + ", 3 primaries, no replicas, on loopback");
         facts.put("Store command timeout", options.commandTimeout().toMillis() + " ms");

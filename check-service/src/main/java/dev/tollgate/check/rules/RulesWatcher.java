@@ -140,7 +140,7 @@ public final class RulesWatcher implements AutoCloseable {
             if (!wasRefused) {
                 // an expired token would otherwise freeze the pod's rules without a word: say it once, loudly
                 log.warn("rules-service refused the watch token ({}, {}): the pod keeps {} until a valid token is configured",
-                        status, settings.token(), rules.revision() < 0 ? "its static rules, if any" : "rules revision " + rules.revision());
+                        status, settings.token(), rules.revision() < 0 ? "no rules yet (every entry is an unknown rule)" : "rules revision " + rules.revision());
             }
             wasRefused = true;
             throw new IOException("watch answered " + status);
