@@ -17,7 +17,7 @@ class ObservabilityChartTest {
 
     @ParameterizedTest
     @FieldSource("dev.tollgate.deploy.TollgateChart#REGIONS")
-    void alertsOnTheDesignsFourSignals(String region) {
+    void alertsOnTheDesignsFourSignalsAndAFrozenRulesFeed(String region) {
         Tree rule = TollgateChart.render(region).one("PrometheusRule", "tollgate-alerts");
         Map<String, Tree> alerts = rule.items("spec", "groups").stream()
                 .flatMap(g -> g.items("rules").stream())
@@ -25,7 +25,7 @@ class ObservabilityChartTest {
 
         assertThat(rule.at("apiVersion").text()).isEqualTo("monitoring.coreos.com/v1");
         assertThat(alerts).containsOnlyKeys("TollgateFailOpen", "TollgateBreakerOpen", "TollgateStoreLatencyHigh",
-                "TollgateShadowDenyRateHigh");
+                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused");
 
         Tree failOpen = alerts.get("TollgateFailOpen");
         assertThat(failOpen.at("expr").text()).contains("rate(tollgate_fail_open_total[1m])").endsWith("> 0");
@@ -41,6 +41,10 @@ class ObservabilityChartTest {
 
         assertThat(alerts.get("TollgateShadowDenyRateHigh").at("expr").text())
                 .contains("tollgate_shadow_denies_total").contains("tollgate_decisions_total");
+
+        // the counter check-service registers as tollgate.rules.watch.refused (RulesWatchIT reads it)
+        assertThat(alerts.get("TollgateRulesWatchRefused").at("expr").text()).contains("rate(tollgate_rules_watch_refused_total[5m])");
+        assertThat(alerts.get("TollgateRulesWatchRefused").at("labels", "severity").text()).isEqualTo("critical");
 
         assertThat(alerts.values()).allSatisfy(a -> {
             assertThat(a.at("labels", "region").text()).isEqualTo(region);
