@@ -42,7 +42,7 @@ class CountingIT {
         assertThat(sixth.verdict()).isEqualTo(Verdict.DENY);
         assertThat(sixth.entries().get(0).retryMs()).isBetween(55_000L, 60_000L);
 
-        String log = RedisKeys.limit(ip, "login-ip");
+        String log = RedisKeys.log(ip, "login-ip");
         assertThat(fixture.redis().zcard(log)).as("a denied attempt is not logged").isEqualTo(5);
         assertThat(fixture.redis().pttl(log)).isBetween(55_000L, 60_000L);
     }
@@ -60,7 +60,7 @@ class CountingIT {
 
         Thread.sleep(denied.entries().get(0).retryMs() + 5);
         assertThat(check(limiter, "auth", CheckEntry.of("login-fast", ip, 1)).allowed()).isTrue();
-        assertThat(fixture.redis().zcard(RedisKeys.limit(ip, "login-fast"))).isLessThanOrEqualTo(2);
+        assertThat(fixture.redis().zcard(RedisKeys.log(ip, "login-fast"))).isLessThanOrEqualTo(2);
     }
 
     @Test

@@ -16,7 +16,7 @@ public final class SlidingLogs {
         List<String> keys = new ArrayList<>(spends.size());
         List<String> args = new ArrayList<>(3 * spends.size());
         for (Spend spend : spends) {
-            keys.add(RedisKeys.limit(key, spend.rule().id()));
+            keys.add(RedisKeys.log(key, spend.rule().id()));
             args.add(Long.toString(spend.limit()));
             args.add(Long.toString(spend.windowMs()));
             args.add(Integer.toString(spend.cost()));

@@ -17,9 +17,19 @@ public final class RedisKeys {
     private RedisKeys() {
     }
 
-    /** {@code rl:{<key>}:<rule>}: a token bucket or a sliding log. */
+    /** {@code rl:{<key>}:<rule>}: a token bucket, a hash. */
     public static String limit(String key, String ruleId) {
         return "rl:{" + encode(key) + "}:" + ruleId;
+    }
+
+    /**
+     * {@code rl:{<key>}:<rule>:log}: a sliding log, a sorted set. Named apart from a bucket of the same
+     * rule so that switching a rule's algorithm never meets a key of the other type (WRONGTYPE on every
+     * call until the old key expires, days for a per-day bucket). A rule id holds no ':', so no bucket
+     * can be named like a log.
+     */
+    public static String log(String key, String ruleId) {
+        return limit(key, ruleId) + ":log";
     }
 
     /** {@code q:{<key>}:<rule>:<window>}: one fixed window's counter, e.g. {@code q:{acct_7Q2}:free-daily:2026-09-30}. */

@@ -37,4 +37,15 @@ public final class StoreException extends RuntimeException {
     public String reason() {
         return reason;
     }
+
+    /**
+     * An error that one key's script raised (WRONGTYPE, a script runtime error, OOM on a write), as
+     * opposed to the shard failing us. It says nothing about the shard's health, so it must not open
+     * the shard's breaker: one bad key would otherwise send every key on the shard to fallback.
+     */
+    public boolean isKeyError() {
+        String message = getMessage();
+        return "script_error".equals(reason) && message != null
+                && (message.contains("WRONGTYPE") || message.contains("user_script"));
+    }
 }

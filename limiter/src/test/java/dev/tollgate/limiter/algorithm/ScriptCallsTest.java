@@ -65,7 +65,7 @@ class ScriptCallsTest {
     void slidingLogArgsAreLimitWindowAndCost() {
         Rule login = Rule.slidingLog("login-ip", "auth", 5, 60);
         ScriptCall call = SlidingLogs.call("203.0.113.9", List.of(new Spend(login, 1.0, 1)));
-        assertThat(call.keys()).containsExactly("rl:{203.0.113.9}:login-ip");
+        assertThat(call.keys()).containsExactly("rl:{203.0.113.9}:login-ip:log");
         assertThat(call.args()).containsExactly("5", "60000", "1");
     }
 

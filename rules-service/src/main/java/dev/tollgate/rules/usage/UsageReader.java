@@ -102,7 +102,7 @@ class UsageReader {
                 yield new Pending(rule, share, overridden, redisKey, null, counters.bucket(redisKey));
             }
             case SLIDING_LOG -> {
-                String redisKey = RedisKeys.limit(key, rule.id());
+                String redisKey = RedisKeys.log(key, rule.id());
                 yield new Pending(rule, share, overridden, redisKey, null, counters.logCount(redisKey, now, rule.windowS() * 1000L));
             }
             case FIXED_WINDOW -> {
