@@ -1,7 +1,7 @@
 -- Token bucket check-and-spend over every bucket of one request that shares a key.
 -- All KEYS carry the same hash tag {<key>}, so they live in one slot and this runs atomically.
 --
--- KEYS[i]  rl:{<key>}:<rule>, a hash {tokens_milli, ts_ms, q_ms}
+-- KEYS[i]  rl:{<key>}:<rule>, a hash {tokens_milli, ts_ms, q_us}
 -- ARGV[1]  want: requests the caller would like to lease (1 = an exact per-request check)
 -- ARGV[2]  pods: live pods in the region; a lease never takes more than 1 / (2 * pods) of what is left
 -- then four integers per key i, starting at ARGV[3 + 4 * (i - 1)]:
@@ -22,18 +22,21 @@
 -- exactly the time those milli-tokens took (rounded up), so a fractional rate (5 per minute) never
 -- drifts and never credits a milli-token early. The validator keeps every product below 10^15.
 --
--- The deny queue (q_ms): without it, every pod denied on an empty bucket comes back when the next
+-- The deny queue (q_us): without it, every pod denied on an empty bucket comes back when the next
 -- token is due, one of them gets it and the rest are denied again, so a client spread over 50 pods
 -- costs a store call on nearly every request. Each caller left facing an empty bucket (denied, or
 -- granted the last token) instead takes the next free slot, one request's worth of refill after the
 -- last slot handed out, so N contending pods come back one per token. The hold is never shorter than
 -- the wait for the next token (it only ever denies what the bucket would), never longer than the
 -- bucket takes to fill (tokens that accrue meanwhile wait for the next caller, none overflow), and
--- at most MAX_HOLD_MS, so a raised limit is seen within that time.
+-- at most MAX_HOLD_MS, so a raised limit is seen within that time. The queue's tail is kept in
+-- microseconds: at 25,000 tokens/s a slot is 40 us, and whole milliseconds would stretch each queued
+-- caller's hold 25-fold.
 local MAX_HOLD_MS = 1000
 local want, pods = tonumber(ARGV[1]), tonumber(ARGV[2])
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now = math.floor(now_us / 1000)
 
 local n = #KEYS
 local level, last, tail = {}, {}, {}
@@ -42,7 +45,7 @@ for i = 1, n do
   local a = 2 + 4 * (i - 1)
   local refill, period = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local burst, cost = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
-  local s = redis.call('HMGET', KEYS[i], 'tokens_milli', 'ts_ms', 'q_ms')
+  local s = redis.call('HMGET', KEYS[i], 'tokens_milli', 'ts_ms', 'q_us')
   local l, ts = tonumber(s[1]), tonumber(s[2])
   if l == nil or ts == nil or ts > now then
     -- a new bucket starts full; a timestamp ahead of TIME (a promoted replica's clock) restarts the refill
@@ -78,11 +81,11 @@ for i = 1, n do
     if grant == 0 then
       retry = math.max(retry, wait)
     end
-    local slot = math.max(wait, tail[i] + math.ceil(cost * 1000 * period / refill) - now)
+    local slot_us = tail[i] + math.ceil(cost * 1000000 * period / refill) - now_us
     local fill = math.ceil((burst - l) * period / refill) - (now - ts)
-    local held = math.max(wait, math.min(slot, fill, MAX_HOLD_MS))
-    hold = math.max(hold, held)
-    redis.call('HSET', KEYS[i], 'tokens_milli', l, 'ts_ms', ts, 'q_ms', now + held)
+    local held_us = math.max(wait * 1000, math.min(slot_us, fill * 1000, MAX_HOLD_MS * 1000))
+    hold = math.max(hold, math.ceil(held_us / 1000))
+    redis.call('HSET', KEYS[i], 'tokens_milli', l, 'ts_ms', ts, 'q_us', now_us + held_us)
   else
     redis.call('HSET', KEYS[i], 'tokens_milli', l, 'ts_ms', ts)
   end

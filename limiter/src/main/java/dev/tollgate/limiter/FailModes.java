@@ -9,12 +9,13 @@ import dev.tollgate.limiter.store.StoreException;
 import java.util.function.IntSupplier;
 
 /**
- * The one place that decides what a rule answers when its counter shard cannot be reached
+ * The one place that decides what a rule answers when its counter shard cannot be reached in time
  * (requirement #4). A fail-open rule keeps the API serving: the pod's fallback bucket answers, at the
  * design's limit ÷ pods × 2, and every such answer counts {@code fail_open}. A fail-closed rule (login)
  * fails the whole check with the store's error, which check-service answers as 504
- * {@code store_timeout} (this call timed out) or 503 {@code store_unavailable} (breaker open, node
- * refused). A shadow rule never changes a verdict, not even here.
+ * {@code store_timeout} (this call timed out, or the check's deadline passed) or 503
+ * {@code store_unavailable} (breaker open, node refused). A shadow rule never changes a verdict, not
+ * even here.
  */
 final class FailModes {
 
@@ -30,30 +31,31 @@ final class FailModes {
         this.metrics = metrics;
     }
 
-    void answer(KeyGroup group, String shard, StoreException error, EntryResult[] results) {
-        if (!group.shadow()) {
+    GroupAnswer answer(KeyGroup group, String shard, StoreException error) {
+        if (!group.shadow() && failsClosed(group)) {
             for (int i = 0; i < group.size(); i++) {
                 Rule rule = group.rule(i);
                 if (rule.failsClosed()) {
                     metrics.failedClosed(rule.id(), error.kind());
-                    throw error;
                 }
             }
+            return GroupAnswer.failedClosed(error);
         }
         FallbackBuckets.Answer answer = fallback.spend(shard, group.key(), group.spends(), livePods.getAsInt());
         for (int i = 0; i < group.size(); i++) {
-            String ruleId = group.rule(i).id();
-            EntryResult result = answer.allowed()
-                    ? EntryResult.allowed(ruleId, answer.remaining()[i], 0)
-                    : EntryResult.denied(ruleId, 0, answer.retryMs(), answer.retryMs());
-            result = result.withFallback(FAIL_OPEN);
-            if (group.shadow()) {
-                result = result.asShadow();
-            }
-            metrics.failedOpen(ruleId);
-            for (int entry : group.entryIndexes(i)) {
-                results[entry] = result;
+            metrics.failedOpen(group.rule(i).id());
+        }
+        return GroupAnswer.of(group, i -> (answer.allowed()
+                ? EntryResult.allowed(group.rule(i).id(), answer.remaining()[i], 0)
+                : EntryResult.denied(group.rule(i).id(), 0, answer.retryMs(), answer.retryMs())).withFallback(FAIL_OPEN));
+    }
+
+    private static boolean failsClosed(KeyGroup group) {
+        for (int i = 0; i < group.size(); i++) {
+            if (group.rule(i).failsClosed()) {
+                return true;
             }
         }
+        return false;
     }
 }

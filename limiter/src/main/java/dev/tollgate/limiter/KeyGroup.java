@@ -13,7 +13,9 @@ import java.util.List;
  * its limit would block the spend of an enforced one in the all-or-nothing script.
  *
  * <p>Two entries naming the same rule and key are merged into one spend of their summed cost: the
- * script reads each key once, so passing it twice would let the second write overwrite the first.
+ * script reads each key once, so passing it twice would let the second write overwrite the first. The
+ * sum is bounded by the rule's {@code max_cost} like any single cost (the limiter checks it), or
+ * repeating an entry would get past {@code max_cost}.
  */
 final class KeyGroup {
 
@@ -23,7 +25,7 @@ final class KeyGroup {
     private final Id id;
     private final List<Rule> rules = new ArrayList<>();
     private final List<Double> shares = new ArrayList<>();
-    private final List<Integer> costs = new ArrayList<>();
+    private final List<Long> costs = new ArrayList<>();
     private final List<List<Integer>> entryIndexes = new ArrayList<>();
     private List<Spend> spends;
     private String leaseSet;
@@ -37,14 +39,14 @@ final class KeyGroup {
         leaseSet = null;
         for (int i = 0; i < rules.size(); i++) {
             if (rules.get(i).id().equals(rule.id())) {
-                costs.set(i, Math.addExact(costs.get(i), cost));
+                costs.set(i, costs.get(i) + cost);
                 entryIndexes.get(i).add(entryIndex);
                 return;
             }
         }
         rules.add(rule);
         shares.add(share);
-        costs.add(cost);
+        costs.add((long) cost);
         List<Integer> indexes = new ArrayList<>(1);
         indexes.add(entryIndex);
         entryIndexes.add(indexes);
@@ -68,6 +70,11 @@ final class KeyGroup {
 
     Rule rule(int i) {
         return rules.get(i);
+    }
+
+    /** The summed cost of the entries naming rule {@code i}; at most 1024 × 2^31, so it fits a long. */
+    long cost(int i) {
+        return costs.get(i);
     }
 
     List<Integer> entryIndexes(int i) {
@@ -94,7 +101,7 @@ final class KeyGroup {
         if (spends == null) {
             List<Spend> built = new ArrayList<>(rules.size());
             for (int i = 0; i < rules.size(); i++) {
-                built.add(new Spend(rules.get(i), shares.get(i), costs.get(i)));
+                built.add(new Spend(rules.get(i), shares.get(i), Math.toIntExact(costs.get(i))));
             }
             spends = List.copyOf(built);
         }

@@ -7,7 +7,6 @@ import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.common.check.Verdict;
-import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.FixedWindows;
 import dev.tollgate.limiter.algorithm.GroupReply;
@@ -27,7 +26,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Clock;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -42,6 +40,13 @@ import java.util.function.LongSupplier;
 /**
  * Checks and spends one request's entries: the engine's entry point, usable as a plain library.
  *
+ * <p>A check is a one-way pipeline of values. The entries are grouped by key (one atomic script per
+ * group); each group is answered by the first stage that can: the pod's local answers, else the store
+ * behind the shard's breaker, else the rule's fail mode when the store fails or the check's deadline
+ * passes. Each stage returns a {@link GroupAnswer}; none throws for a store failure, and every future
+ * is bounded by the deadline, so every check completes. {@link #respond} alone writes the answers
+ * into the response.
+ *
  * <p>Entries that share a key (and algorithm) are checked and spent by one atomic script on that key's
  * slot: all of them or none. Entries on different keys cannot share a script in Redis Cluster, so
  * each key group runs concurrently and the verdict is the strictest; a group that was allowed has
@@ -49,9 +54,11 @@ import java.util.function.LongSupplier;
  */
 public final class Limiter {
 
-    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     private static final StoreException BREAKER_OPEN =
             new StoreException(StoreException.Kind.UNAVAILABLE, "breaker_open", "the shard's breaker is open", null);
+    private static final StoreException DEADLINE =
+            new StoreException(StoreException.Kind.TIMEOUT, "deadline", "the store did not answer within the check's deadline", null);
+    private static final RulesNotLoadedException RULES_NOT_LOADED = new RulesNotLoadedException();
 
     private final RuleBook rules;
     private final CounterStore store;
@@ -61,9 +68,11 @@ public final class Limiter {
     private final FailModes failModes;
     private final LocalAnswers local;
     private final IntSupplier livePods;
+    private final long deadlineNanos;
     /** Lease calls in flight, by lease set: completed (never exceptionally) when the call is answered. */
     private final Map<String, CompletableFuture<Void>> leaseCalls = new ConcurrentHashMap<>();
     private final Clock clock;
+    private final LongSupplier nanoTime;
     private final UsageSink usage;
 
     private Limiter(Builder builder) {
@@ -71,8 +80,10 @@ public final class Limiter {
         this.store = builder.store;
         this.metrics = builder.metrics;
         this.clock = builder.clock;
+        this.nanoTime = builder.nanoTime;
         this.usage = builder.usage;
         this.validator = new CheckRequestValidator(builder.settings.maxEntries());
+        this.deadlineNanos = builder.settings.deadline().toNanos();
         FallbackBuckets fallback = new FallbackBuckets(builder.nanoTime);
         this.breakers = new ShardBreakers(builder.settings.breaker(), builder.clock, builder.metrics.registry(), fallback::drop);
         this.failModes = new FailModes(fallback, builder.livePods, builder.metrics);
@@ -91,101 +102,168 @@ public final class Limiter {
 
     /**
      * @throws InvalidCheckRequestException (synchronously) when the request cannot be checked
-     * @return the response; completes exceptionally with a {@link StoreException} only when a
-     *         fail-closed rule could not reach its shard
+     * @return the response, always completed within the configured deadline; completes exceptionally
+     *         with a {@link StoreException} only when a fail-closed rule could not reach its shard in
+     *         time, and with {@link RulesNotLoadedException} while the pod holds no rules
      */
     public CompletableFuture<CheckResponse> check(CheckRequest request) {
         validator.validate(request);
+        RuleBook view = rules.view();
+        if (!view.loaded()) {
+            return CompletableFuture.failedFuture(RULES_NOT_LOADED);
+        }
         Timer.Sample sample = metrics.startCheck();
+        long deadline = nanoTime.getAsLong() + deadlineNanos;
         List<CheckEntry> entries = request.entries();
         EntryResult[] results = new EntryResult[entries.size()];
-        Map<KeyGroup.Id, KeyGroup> groups = group(request.domain(), entries, results);
+        List<KeyGroup> groups = group(request.domain(), entries, view, results);
 
-        CompletableFuture<?>[] calls = new CompletableFuture<?>[groups.size()];
-        int next = 0;
-        for (KeyGroup group : groups.values()) {
-            calls[next++] = run(group, results);
+        @SuppressWarnings("unchecked")
+        CompletableFuture<GroupAnswer>[] answers = new CompletableFuture[groups.size()];
+        for (int i = 0; i < answers.length; i++) {
+            answers[i] = answer(groups.get(i), deadline);
         }
-        return CompletableFuture.allOf(calls).thenApply(done -> {
-            CheckResponse response = CheckResponse.of(Arrays.asList(results));
-            metrics.checked(sample, response.verdict());
-            recordUsage(entries, results);
-            return response;
-        });
+        return CompletableFuture.allOf(answers).thenCompose(done -> respond(sample, entries, results, groups, answers));
     }
 
-    private Map<KeyGroup.Id, KeyGroup> group(String domain, List<CheckEntry> entries, EntryResult[] results) {
+    /** Groups the entries by key and algorithm; unknown rules are answered here. */
+    private List<KeyGroup> group(String domain, List<CheckEntry> entries, RuleBook view, EntryResult[] results) {
         Map<KeyGroup.Id, KeyGroup> groups = new LinkedHashMap<>();
         List<InvalidCheckRequestException.Problem> problems = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
             CheckEntry entry = entries.get(i);
-            Rule rule = rules.find(domain, entry.rule(), entry.key());
+            Rule rule = view.find(domain, entry.rule(), entry.key());
             if (rule == null) {
                 results[i] = EntryResult.unknown(entry.rule());
                 metrics.unknownRule();
                 continue;
             }
-            int cost = entry.costValue();
-            if (cost > rule.maxCost()) {
-                problems.add(new InvalidCheckRequestException.Problem("entries[" + i + "].cost",
-                        "is " + cost + ", above the largest cost rule " + rule.id() + " allows (" + rule.maxCost() + ")"));
-                continue;
-            }
             KeyGroup.Id id = new KeyGroup.Id(entry.key(), rule.algorithm(), rule.shadow());
-            groups.computeIfAbsent(id, KeyGroup::new).add(rule, rules.share(rule, entry.key()), cost, i);
+            groups.computeIfAbsent(id, KeyGroup::new).add(rule, view.share(rule, entry.key()), entry.costValue(), i);
+        }
+        for (KeyGroup group : groups.values()) {
+            for (int i = 0; i < group.size(); i++) {
+                Rule rule = group.rule(i);
+                if (group.cost(i) > rule.maxCost()) {
+                    List<Integer> named = group.entryIndexes(i);
+                    String field = "entries[" + named.get(named.size() - 1) + "].cost";
+                    problems.add(new InvalidCheckRequestException.Problem(field, named.size() == 1
+                            ? "is above the largest cost rule " + rule.id() + " allows (" + rule.maxCost() + ")"
+                            : "entries " + named + " name rule " + rule.id() + " for one key: their costs add up to "
+                              + group.cost(i) + ", above the largest cost the rule allows (" + rule.maxCost() + ")"));
+                }
+            }
         }
         if (!problems.isEmpty()) {
             throw new InvalidCheckRequestException(problems);
         }
-        return groups;
+        return List.copyOf(groups.values());
     }
 
-    private CompletableFuture<Void> run(KeyGroup group, EntryResult[] results) {
-        if (local.answer(group, results)) {
-            return DONE;
+    /** The group's answer: from the pod when it can, else from the store; one lease call per set at a time. */
+    private CompletableFuture<GroupAnswer> answer(KeyGroup group, long deadline) {
+        GroupAnswer answered = local.answer(group);
+        if (answered != null) {
+            return CompletableFuture.completedFuture(answered);
         }
         String leaseSet = local.leaseSet(group);
         if (leaseSet == null) {
-            return ask(group, results);
+            return ask(group, deadline);
         }
-        // one lease call per set of buckets at a time: checks that arrive while it is out wait for its grant
-        // instead of each asking for a lease of their own (which would strand the grants they replace)
+        // checks that arrive while the set's lease call is out wait for its grant instead of each asking for
+        // a lease of their own (which would strand the grants they replace)
         CompletableFuture<Void> mine = new CompletableFuture<>();
         CompletableFuture<Void> pending = leaseCalls.putIfAbsent(leaseSet, mine);
         if (pending != null) {
             // this check already passed the deny cache and its local bucket: only the lease is left to try
-            return pending.thenCompose(granted -> local.fromLease(group, results) ? DONE : ask(group, results));
+            return pending.thenCompose(granted -> {
+                GroupAnswer leased = local.fromLease(group);
+                return leased != null ? CompletableFuture.completedFuture(leased) : ask(group, deadline);
+            });
         }
-        return ask(group, results).whenComplete((done, error) -> {
+        CompletableFuture<GroupAnswer> asked = ask(group, deadline);
+        asked.whenComplete((done, error) -> {
             leaseCalls.remove(leaseSet, mine);
             mine.complete(null);
         });
+        return asked;
     }
 
-    /** Asks the store, or the fallback when the shard's breaker is open. */
-    private CompletableFuture<Void> ask(KeyGroup group, EntryResult[] results) {
-        String shard = store.shardOf(RedisKeys.hashTag(group.key()));
-        CircuitBreaker breaker = breakers.forShard(shard);
-        if (!breaker.tryAcquirePermission()) {
-            // the shard is clearly gone: answer from fallback at once instead of paying its timeout
-            failModes.answer(group, shard, BREAKER_OPEN, results);
-            return DONE;
+    /**
+     * Asks the store behind the shard's breaker. The store call does its bookkeeping (breaker, what the
+     * pod learns) whenever it completes, even after the deadline; the group's answer is whichever comes
+     * first of the store's outcome and the deadline, turned into a verdict exactly once.
+     */
+    private CompletableFuture<GroupAnswer> ask(KeyGroup group, long deadline) {
+        String shard;
+        CircuitBreaker breaker;
+        try {
+            shard = store.shardOf(RedisKeys.hashTag(group.key()));
+            breaker = breakers.forShard(shard);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(failModes.answer(group, "unknown", asStoreException(e)));
         }
-        long started = breaker.getCurrentTimestamp();
-        return call(group, callFor(group, clock.millis()), true)
-                .handle((reply, error) -> {
-                    long elapsed = breaker.getCurrentTimestamp() - started;
-                    if (error != null) {
-                        StoreException failure = asStoreException(error);
-                        breaker.onError(elapsed, breaker.getTimestampUnit(), failure);
-                        failModes.answer(group, shard, failure, results);
-                    } else {
-                        breaker.onSuccess(elapsed, breaker.getTimestampUnit());
-                        local.learn(group, reply);
-                        record(group, reply, results);
+        if (!breaker.tryAcquirePermission()) {
+            // the shard is clearly gone: answer from the fail mode at once instead of paying its timeout
+            return CompletableFuture.completedFuture(fallBack(group, shard, BREAKER_OPEN));
+        }
+        long left = deadline - nanoTime.getAsLong();
+        // a copy: completing it at the deadline must not complete the call's own future, or the call's
+        // bookkeeping (a late lease grant, the breaker) would never run
+        return storeCall(group, breaker).copy()
+                .completeOnTimeout(StoreOutcome.PAST_DEADLINE, Math.max(0, left), TimeUnit.NANOSECONDS)
+                .thenApply(outcome -> {
+                    if (outcome == StoreOutcome.PAST_DEADLINE) {
+                        metrics.deadlineExceeded();
                     }
-                    return null;
+                    return outcome.failed() ? fallBack(group, shard, outcome.error()) : fromStore(group, outcome.reply());
                 });
+    }
+
+    /** What one script call came to, as a value: the reply, or the store's failure. */
+    private record StoreOutcome(GroupReply reply, StoreException error) {
+
+        static final StoreOutcome PAST_DEADLINE = new StoreOutcome(null, DEADLINE);
+
+        boolean failed() {
+            return error != null;
+        }
+    }
+
+    /** The script call with the breaker's and the pod's bookkeeping; never completes exceptionally. */
+    private CompletableFuture<StoreOutcome> storeCall(KeyGroup group, CircuitBreaker breaker) {
+        long started = breaker.getCurrentTimestamp();
+        CompletableFuture<GroupReply> reply;
+        try {
+            reply = call(group, callFor(group, clock.millis()), true);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((value, error) -> {
+            long elapsed = breaker.getCurrentTimestamp() - started;
+            if (error == null) {
+                breaker.onSuccess(elapsed, breaker.getTimestampUnit());
+                local.learn(group, value);
+                return new StoreOutcome(value, null);
+            }
+            StoreException failure = asStoreException(error);
+            if (failure.isKeyError()) {
+                // one bad key says nothing of the shard: it must not send the shard's other keys to fallback
+                breaker.releasePermission();
+            } else {
+                breaker.onError(elapsed, breaker.getTimestampUnit(), failure);
+            }
+            local.failed(group, failure);
+            return new StoreOutcome(null, failure);
+        });
+    }
+
+    private GroupAnswer fallBack(KeyGroup group, String shard, StoreException error) {
+        GroupAnswer answer = failModes.answer(group, shard, error);
+        if (!answer.admitted()) {
+            local.refund(group);
+        }
+        return answer;
     }
 
     private CompletableFuture<GroupReply> call(KeyGroup group, ScriptCall call, boolean mayRename) {
@@ -209,42 +287,54 @@ public final class Limiter {
         });
     }
 
-    /** Admitted spends of enforced rules, for the region's usage report (shadow and unknown rules spend nothing real). */
-    private void recordUsage(List<CheckEntry> entries, EntryResult[] results) {
-        for (int i = 0; i < results.length; i++) {
-            EntryResult result = results[i];
-            if (result.verdict() == Verdict.ALLOW && result.unknownRule() == null && result.shadow() == null) {
-                usage.admitted(result.rule(), entries.get(i).key(), entries.get(i).costValue());
-            }
-        }
-    }
-
     private ScriptCall callFor(KeyGroup group, long nowMs) {
-        Algorithm algorithm = group.id().algorithm();
-        return switch (algorithm) {
+        return switch (group.id().algorithm()) {
             case TOKEN_BUCKET -> TokenBuckets.call(group.key(), group.spends(), local.want(group), livePods.getAsInt());
             case SLIDING_LOG -> SlidingLogs.call(group.key(), group.spends());
             case FIXED_WINDOW -> FixedWindows.call(group.key(), group.spends(), nowMs);
         };
     }
 
-    private void record(KeyGroup group, GroupReply reply, EntryResult[] results) {
+    private GroupAnswer fromStore(KeyGroup group, GroupReply reply) {
         long leaseLeft = Math.max(0, reply.granted() - 1);
         List<Spend> spends = group.spends();
-        for (int i = 0; i < group.size(); i++) {
-            String ruleId = group.rule(i).id();
-            EntryResult result = reply.allowed()
-                    ? EntryResult.allowed(ruleId, LocalAnswers.podView(reply.remaining()[i], leaseLeft, spends.get(i).cost()), reply.resetMs()[i])
-                    : EntryResult.denied(ruleId, reply.remaining()[i], reply.resetMs()[i], reply.retryMs());
-            if (group.shadow()) {
-                result = result.asShadow();
-                if (!reply.allowed()) {
-                    metrics.shadowDenied(ruleId);
+        return GroupAnswer.of(group, i -> reply.allowed()
+                ? EntryResult.allowed(group.rule(i).id(), LocalAnswers.podView(reply.remaining()[i], leaseLeft, spends.get(i).cost()), reply.resetMs()[i])
+                : EntryResult.denied(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i], reply.retryMs()));
+    }
+
+    /** The one place answers become the response: per entry, with the decision metrics and the usage report. */
+    private CompletableFuture<CheckResponse> respond(Timer.Sample sample, List<CheckEntry> entries, EntryResult[] results,
+                                                     List<KeyGroup> groups, CompletableFuture<GroupAnswer>[] answers) {
+        for (int g = 0; g < answers.length; g++) {
+            GroupAnswer answer = answers[g].join();
+            if (answer.failed()) {
+                return CompletableFuture.failedFuture(answer.failure());
+            }
+            KeyGroup group = groups.get(g);
+            for (int i = 0; i < group.size(); i++) {
+                EntryResult result = answer.results().get(i);
+                metrics.decided(result.rule(), result.verdict());
+                if (group.shadow() && result.verdict() == Verdict.DENY) {
+                    metrics.shadowDenied(result.rule());
+                }
+                for (int entry : group.entryIndexes(i)) {
+                    results[entry] = result;
                 }
             }
-            metrics.decided(ruleId, reply.allowed() ? Verdict.ALLOW : Verdict.DENY);
-            for (int entry : group.entryIndexes(i)) {
-                results[entry] = result;
+        }
+        CheckResponse response = CheckResponse.of(Arrays.asList(results));
+        metrics.checked(sample, response.verdict());
+        recordUsage(entries, results);
+        return CompletableFuture.completedFuture(response);
+    }
+
+    /** Admitted spends of enforced rules, for the region's usage report (shadow and unknown rules spend nothing real). */
+    private void recordUsage(List<CheckEntry> entries, EntryResult[] results) {
+        for (int i = 0; i < results.length; i++) {
+            EntryResult result = results[i];
+            if (result.verdict() == Verdict.ALLOW && result.unknownRule() == null && result.shadow() == null) {
+                usage.admitted(result.rule(), entries.get(i).key(), entries.get(i).costValue());
             }
         }
     }
@@ -293,7 +383,7 @@ public final class Limiter {
             return this;
         }
 
-        /** Monotonic time for the pod's own buckets. */
+        /** Monotonic time for the pod's own buckets and the check's deadline. */
         public Builder nanoTime(LongSupplier value) {
             this.nanoTime = value;
             return this;

@@ -2,34 +2,51 @@ package dev.tollgate.limiter;
 
 import dev.tollgate.limiter.breaker.BreakerSettings;
 
+import java.time.Duration;
+
 /**
  * How the engine behaves, beyond where its rules and counters live.
  *
- * @param maxEntries entries one check may carry (each may cost a script call)
+ * @param maxEntries    entries one check may carry (each may cost a script call)
  * @param breaker       when a shard's breaker opens and probes
  * @param optimizations which local answers come before the store (all off: one exact script per check)
+ * @param deadline      the longest a check may take, whatever the store, its client or a breaker do: a key
+ *                      group still unanswered then gets its rule's fail mode (the fallback bucket, or
+ *                      504 for a fail-closed rule). A few times the store's command timeout: a check may
+ *                      need a second call (NOSCRIPT, a fixed window's rename) and a lease call's waiters
+ *                      queue behind it
  */
-public record LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations) {
+public record LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations, Duration deadline) {
 
-    public static final LimiterSettings DEFAULTS = new LimiterSettings(64, BreakerSettings.DEFAULTS, Optimizations.NONE);
+    /** Generous for a library whose store timeout is unknown; check-service derives its own from the command timeout. */
+    public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(1);
+    public static final LimiterSettings DEFAULTS = new LimiterSettings(64, BreakerSettings.DEFAULTS, Optimizations.NONE, DEFAULT_DEADLINE);
 
-    public LimiterSettings(int maxEntries, BreakerSettings breaker) {
-        this(maxEntries, breaker, Optimizations.NONE);
+    public LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations) {
+        this(maxEntries, breaker, optimizations, DEFAULT_DEADLINE);
     }
 
     public LimiterSettings {
         if (maxEntries < 1 || maxEntries > 1024) {
-            throw new IllegalArgumentException("tollgate.check.max-entries must be between 1 and 1024, was " + maxEntries);
+            throw new IllegalArgumentException("max entries must be between 1 and 1024, was " + maxEntries);
         }
         breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
         optimizations = optimizations == null ? Optimizations.NONE : optimizations;
+        deadline = deadline == null ? DEFAULT_DEADLINE : deadline;
+        if (deadline.isNegative() || deadline.isZero() || deadline.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw new IllegalArgumentException("the check deadline must be positive and at most a minute, was " + deadline);
+        }
     }
 
     public LimiterSettings withBreaker(BreakerSettings newBreaker) {
-        return new LimiterSettings(maxEntries, newBreaker, optimizations);
+        return new LimiterSettings(maxEntries, newBreaker, optimizations, deadline);
     }
 
     public LimiterSettings withOptimizations(Optimizations newOptimizations) {
-        return new LimiterSettings(maxEntries, breaker, newOptimizations);
+        return new LimiterSettings(maxEntries, breaker, newOptimizations, deadline);
+    }
+
+    public LimiterSettings withDeadline(Duration newDeadline) {
+        return new LimiterSettings(maxEntries, breaker, optimizations, newDeadline);
     }
 }

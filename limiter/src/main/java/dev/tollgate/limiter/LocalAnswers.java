@@ -1,7 +1,8 @@
 package dev.tollgate.limiter;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.tollgate.common.check.EntryResult;
-import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.Spend;
@@ -9,6 +10,7 @@ import dev.tollgate.limiter.local.DenyCache;
 import dev.tollgate.limiter.local.Leases;
 import dev.tollgate.limiter.local.LocalBuckets;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.store.StoreException;
 
 import java.time.Duration;
 import java.util.List;
@@ -17,18 +19,23 @@ import java.util.function.LongSupplier;
 /**
  * What a pod answers for a key group before, or instead of, a store call, in the order the design
  * gives: the deny cache ("remember the no"), the coarse local-first bucket, then a token lease. Each
- * answer is switched by {@link Optimizations}; with all off every group goes to the store.
+ * answer is switched by {@link Optimizations}; with all off every group goes to the store. What the
+ * store answered (or failed to) flows back through {@link #learn} and {@link #failed}.
  */
 final class LocalAnswers {
 
     private static final Duration MAX_DENY_MEMORY = Duration.ofSeconds(1);
     private static final Duration LOCAL_BUCKET_IDLE = Duration.ofMinutes(2);
+    /** How long a lease set asks for one request only after a lease call timed out (review M4). */
+    private static final Duration AFTER_LOST_GRANT = Duration.ofSeconds(5);
     private static final int MAX_KEYS = 200_000;
 
     private final Optimizations optimizations;
     private final DenyCache denies;
     private final LocalBuckets localBuckets;
     private final Leases leases;
+    /** Lease sets whose last lease call timed out: its grant, if the store made one, never reached us. */
+    private final Cache<String, Boolean> lostGrants;
     private final LimiterMetrics metrics;
 
     LocalAnswers(Optimizations optimizations, LongSupplier nanoTime, LimiterMetrics metrics) {
@@ -37,62 +44,63 @@ final class LocalAnswers {
         this.denies = new DenyCache(MAX_DENY_MEMORY, MAX_KEYS, nanoTime);
         this.localBuckets = new LocalBuckets(LOCAL_BUCKET_IDLE, MAX_KEYS, nanoTime);
         this.leases = new Leases(optimizations.leaseTtl(), MAX_KEYS, nanoTime, metrics::leaseStranded);
+        this.lostGrants = Caffeine.newBuilder().maximumSize(MAX_KEYS).expireAfterWrite(AFTER_LOST_GRANT).build();
     }
 
     /**
-     * Answers the group locally into {@code results} (deny cache, local-first bucket, then a lease), or
-     * returns false when the store must decide.
+     * The group's answer from the pod alone (deny cache, local-first bucket, then a lease), or null
+     * when the store must decide.
      */
-    boolean answer(KeyGroup group, EntryResult[] results) {
-        return screen(group, results) || fromLease(group, results);
+    GroupAnswer answer(KeyGroup group) {
+        GroupAnswer screened = screen(group);
+        return screened != null ? screened : fromLease(group);
     }
 
     /** The deny cache and the local-first bucket: the answers that only ever deny. */
-    private boolean screen(KeyGroup group, EntryResult[] results) {
+    private GroupAnswer screen(KeyGroup group) {
+        List<Spend> spends = group.spends();
         if (optimizations.denyCache()) {
             long remembered = 0;
-            for (int i = 0; i < group.size(); i++) {
-                remembered = Math.max(remembered, denies.remainingMs(group.rule(i).id(), group.key()));
+            for (Spend spend : spends) {
+                remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), spend.cost()));
             }
             long retry = remembered;
             if (retry > 0) {
                 metrics.denyCacheHit();
-                fill(group, results, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
-                return true;
+                return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
             }
         }
-        if (!isBucketGroup(group)) {
-            return false;
-        }
-        if (optimizations.localFirst()) {
-            long retry = localBuckets.trySpend(group.key(), group.spends());
+        if (optimizations.localFirst() && isBucketGroup(group)) {
+            long retry = localBuckets.trySpend(group.key(), spends);
             if (retry > 0) {
                 metrics.localDrop();
-                fill(group, results, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
-                return true;
+                return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
             }
         }
-        return false;
+        return null;
     }
 
-    /** One request's worth from the set's lease, if the pod holds one. */
-    boolean fromLease(KeyGroup group, EntryResult[] results) {
-        if (optimizations.leases() && isBucketGroup(group)) {
-            Leases.Taken taken = leases.take(group.leaseSet());
-            if (taken != null) {
-                metrics.leaseHit();
-                List<Spend> spends = group.spends();
-                fill(group, results, i -> EntryResult.allowed(group.rule(i).id(),
-                        podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]));
-                return true;
-            }
+    /** One request's worth from the set's lease, if the pod holds one; else null. */
+    GroupAnswer fromLease(KeyGroup group) {
+        if (!optimizations.leases() || !isBucketGroup(group)) {
+            return null;
         }
-        return false;
+        Leases.Taken taken = leases.take(group.leaseSet());
+        if (taken == null) {
+            return null;
+        }
+        metrics.leaseHit();
+        List<Spend> spends = group.spends();
+        return GroupAnswer.of(group, i -> EntryResult.allowed(group.rule(i).id(),
+                podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]));
     }
 
-    /** Requests to ask the store for: a lease for token buckets, one otherwise. */
+    /** Requests to ask the store for: a lease for token buckets, one otherwise or after a lost grant. */
     int want(KeyGroup group) {
-        return optimizations.leases() && isBucketGroup(group) ? optimizations.leaseWant() : 1;
+        if (!optimizations.leases() || !isBucketGroup(group)) {
+            return 1;
+        }
+        return lostGrants.getIfPresent(group.leaseSet()) != null ? 1 : optimizations.leaseWant();
     }
 
     /**
@@ -101,21 +109,45 @@ final class LocalAnswers {
      * off, and gives the local-first bucket back what a denied request took from it.
      */
     void learn(KeyGroup group, GroupReply reply) {
-        if (!reply.allowed() && optimizations.localFirst() && isBucketGroup(group)) {
-            localBuckets.refund(group.key(), group.spends());
+        if (!reply.allowed()) {
+            refund(group);
         }
-        if (reply.allowed() && reply.granted() > 1 && optimizations.leases()) {
-            long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
-            leases.keep(group.leaseSet(), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
+        if (optimizations.leases() && isBucketGroup(group)) {
+            lostGrants.invalidate(group.leaseSet());
+            if (reply.allowed() && reply.granted() > 1) {
+                long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
+                leases.keep(group.leaseSet(), reply.granted() - 1, costPerRequest, reply.remaining(), reply.resetMs());
+            }
         }
         if (optimizations.denyCache() && reply.holdMs() > 0) {
             List<Spend> spends = group.spends();
             for (int i = 0; i < spends.size(); i++) {
-                if (reply.remaining()[i] < spends.get(i).cost()) {
-                    // the store's hold, not its retry: pods denied before this one are due the next tokens
-                    denies.deny(spends.get(i).rule().id(), group.key(), reply.holdMs());
+                Spend spend = spends.get(i);
+                if (reply.remaining()[i] < spend.cost()) {
+                    // trusted for the store's hold (pods denied before this one are due the next tokens), and the
+                    // client told the store's wait for this cost
+                    denies.deny(spend.rule().id(), group.key(), spend.cost(), reply.holdMs(), reply.retryMs());
                 }
             }
+        }
+    }
+
+    /**
+     * The store did not answer. A lease call that timed out may have been granted all the same: those
+     * tokens are gone from the store and the pod never learns of them, so the set asks for a single
+     * request until a call of its comes back, and the loss is counted.
+     */
+    void failed(KeyGroup group, StoreException error) {
+        if (error.kind() == StoreException.Kind.TIMEOUT && want(group) > 1) {
+            lostGrants.put(group.leaseSet(), Boolean.TRUE);
+            metrics.leaseLostOnTimeout();
+        }
+    }
+
+    /** Gives the local-first bucket back what a request took from it when the request was not admitted after all. */
+    void refund(KeyGroup group) {
+        if (optimizations.localFirst() && isBucketGroup(group)) {
+            localBuckets.refund(group.key(), group.spends());
         }
     }
 
@@ -134,22 +166,5 @@ final class LocalAnswers {
     /** The group's lease set when it is leased, else null. */
     String leaseSet(KeyGroup group) {
         return optimizations.leases() && isBucketGroup(group) ? group.leaseSet() : null;
-    }
-
-    private interface Result {
-        EntryResult at(int i);
-    }
-
-    private void fill(KeyGroup group, EntryResult[] results, Result result) {
-        for (int i = 0; i < group.size(); i++) {
-            EntryResult entry = group.shadow() ? result.at(i).asShadow() : result.at(i);
-            metrics.decided(entry.rule(), entry.verdict());
-            if (group.shadow() && entry.verdict() == Verdict.DENY) {
-                metrics.shadowDenied(entry.rule());
-            }
-            for (int index : group.entryIndexes(i)) {
-                results[index] = entry;
-            }
-        }
     }
 }

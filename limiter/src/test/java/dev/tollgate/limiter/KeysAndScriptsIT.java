@@ -138,4 +138,45 @@ class KeysAndScriptsIT {
                 .hasMessageContaining("entries[0].cost");
         assertThat(fixture.redis().exists(RedisKeys.limit(key, "growth-global"))).isZero();
     }
+
+    @Test
+    void aRuleSwitchedFromBucketToLogStartsAFreshLogOnLiveKeys() {
+        // review H3: the log used to share the bucket's name, so every call met a hash (WRONGTYPE) until it expired
+        Match login = new Match(null, "/login");
+        Rule asBucket = Rule.tokenBucket("login-ip", "auth", 1, 5).withPeriodS(86_400).withMatch(login);
+        Rule asLog = Rule.slidingLog("login-ip", "auth", 5, 60).withMatch(login);
+        String ip = uniqueKey("ip");
+        assertThat(check(fixture.limiter(asBucket), "auth", CheckEntry.of("login-ip", ip, 1)).allowed()).isTrue();
+
+        Limiter switched = fixture.limiter(asLog);
+        for (int i = 0; i < 5; i++) {
+            CheckResponse response = check(switched, "auth", CheckEntry.of("login-ip", ip, 1));
+            assertThat(response.allowed()).isTrue();
+            assertThat(response.entries().get(0).fallback()).isNull();
+        }
+        assertThat(check(switched, "auth", CheckEntry.of("login-ip", ip, 1)).allowed()).isFalse();
+        assertThat(fixture.redis().type(RedisKeys.limit(ip, "login-ip"))).isEqualTo("hash");
+        assertThat(fixture.redis().type(RedisKeys.log(ip, "login-ip"))).isEqualTo("zset");
+    }
+
+    @Test
+    void aKeyHoldingTheWrongTypeFailsItsOwnChecksButNeverItsShards() {
+        // a key written by something else (or an older release) errors in the script: that key's fail mode
+        // answers, and the shard's breaker stays closed for every other key on it
+        Rule rule = Rule.tokenBucket("growth-global", "api", 10, 20).withMatch(GROWTH);
+        Limiter limiter = fixture.limiter(rule);
+        String bad = uniqueKey("acct");
+        fixture.redis().set(RedisKeys.limit(bad, "growth-global"), "not a hash");
+        for (int i = 0; i < 5; i++) {
+            assertThat(check(limiter, "api", CheckEntry.of("growth-global", bad, 1)).entries().get(0).fallback()).isEqualTo("fail_open");
+        }
+        String neighbour = bad + "-n";
+        int tries = 0;
+        while (!fixture.cluster.primaryForKey(RedisKeys.hashTag(neighbour)).nodeId()
+                .equals(fixture.cluster.primaryForKey(RedisKeys.hashTag(bad)).nodeId())) {
+            neighbour = bad + "-n" + ++tries;
+        }
+        CheckResponse onSameShard = check(limiter, "api", CheckEntry.of("growth-global", neighbour, 1));
+        assertThat(onSameShard.entries().get(0).fallback()).as("the shard's breaker stayed closed").isNull();
+    }
 }

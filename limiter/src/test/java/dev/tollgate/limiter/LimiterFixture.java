@@ -42,7 +42,8 @@ final class LimiterFixture implements AutoCloseable, AfterAllCallback {
     }
 
     Limiter limiter(Clock clock, Rule... rules) {
-        return Limiter.builder(new StaticRuleBook(Arrays.asList(rules)), store).metrics(metrics).clock(clock).build();
+        return Limiter.builder(new StaticRuleBook(Arrays.asList(rules)), store).metrics(metrics).clock(clock)
+                .settings(LimiterSettings.DEFAULTS.withDeadline(TEST_TIMEOUT.multipliedBy(3))).build();
     }
 
     RedisAdvancedClusterCommands<String, String> redis() {

@@ -145,7 +145,7 @@ class TokenBucketIT {
 
     @Test
     void twoEntriesOfTheSameRuleAndKeySpendTheirSum() {
-        Rule free = Rule.tokenBucket("free-global", "api", 1, 10).withMatch(FREE).withMaxCost(5);
+        Rule free = Rule.tokenBucket("free-global", "api", 1, 10).withMatch(FREE).withMaxCost(7);
         Limiter limiter = fixture.limiter(free);
         String key = uniqueKey("acct");
         CheckResponse response = check(limiter, "api", CheckEntry.of("free-global", key, 3), CheckEntry.of("free-global", key, 4));

@@ -42,14 +42,18 @@ public record Spend(Rule rule, double share, int cost) {
         return rule.periodS() * 1000L;
     }
 
-    /** Capacity in milli-tokens: the region's share of the burst, but always room for one request. */
+    /**
+     * Capacity in milli-tokens: the region's share of the burst, but always room for one request of
+     * this cost, and never more than the rule's whole burst, whatever a request asks for.
+     */
     public long burstMilli() {
-        return Math.max(cost * 1000L, Math.round(rule.burst() * 1000.0 * share));
+        long whole = rule.burst() * 1000L;
+        return Math.min(whole, Math.max(cost * 1000L, Math.round(whole * share)));
     }
 
-    /** Count per window: the region's share of the limit, but always room for one request. */
+    /** Count per window: the region's share of the limit, but always room for one request, never above the rule's limit. */
     public long limit() {
-        return Math.max(cost, Math.round(rule.limit() * share));
+        return Math.min(rule.limit(), Math.max(cost, Math.round(rule.limit() * share)));
     }
 
     public long windowMs() {

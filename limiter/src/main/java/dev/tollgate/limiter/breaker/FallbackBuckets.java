@@ -1,34 +1,56 @@
 package dev.tollgate.limiter.breaker;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.tollgate.limiter.algorithm.Spend;
 import dev.tollgate.limiter.local.LocalBucket;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
  * The pod's own buckets for keys whose shard cannot be reached, sized at the design's
  * {@code limit ÷ pods × 2}: still bounded (at most twice the limit across the fleet) while the store is
- * gone. A bucket is dropped when the breaker of the shard it was last used for closes, so the next
- * outage starts from full buckets sized by the pod count of that moment. Buckets are kept per limit and
- * key, not per shard: during a failover a key moves to a new primary (a new shard, a new breaker), and
- * a fresh full bucket there would let through a second burst.
+ * gone. Buckets are kept per limit and key, not per shard: during a failover a key moves to a new
+ * primary (a new shard, a new breaker), and a fresh full bucket there would let through a second burst.
+ *
+ * <p>When the breaker of the shard a bucket was last used for closes, the bucket is stale: the next
+ * outage starts from a full bucket sized by the pod count of that moment. Closing a breaker only moves
+ * the shard's generation on (it runs inside the breaker's state transition, on a request thread, so it
+ * must not walk the map); a stale bucket is replaced when next touched. The map is a size-bounded LRU
+ * with idle expiry: a long outage over millions of keys evicts the coldest keys, never every key at
+ * once (which would hand every key at its limit a fresh burst), and buckets of a shard that never comes
+ * back (its slots moved) leave after {@link #IDLE}.
  */
 public final class FallbackBuckets {
 
-    /** An outage must not grow a pod's memory without bound: past this many keys on a shard, start over. */
     static final int MAX_KEYS = 200_000;
+    static final Duration IDLE = Duration.ofMinutes(2);
 
-    private record Entry(String shard, LocalBucket bucket) {
+    private record Entry(String shard, long generation, LocalBucket bucket) {
     }
 
-    private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
+    private final Cache<String, Entry> buckets;
+    private final Map<String, AtomicLong> generations = new ConcurrentHashMap<>();
     private final LongSupplier nanoTime;
 
     public FallbackBuckets(LongSupplier nanoTime) {
+        this(nanoTime, MAX_KEYS);
+    }
+
+    FallbackBuckets(LongSupplier nanoTime, int maxKeys) {
         this.nanoTime = nanoTime;
+        this.buckets = Caffeine.newBuilder()
+                .maximumSize(maxKeys)
+                .expireAfterAccess(IDLE)
+                .ticker(nanoTime::getAsLong)
+                .executor(Runnable::run)
+                .build();
     }
 
     /** What the fallback buckets answered for one key group: remaining per spend, and retry on deny. */
@@ -37,17 +59,18 @@ public final class FallbackBuckets {
 
     /** Spends every spend's cost from its fallback bucket, all or nothing. */
     public Answer spend(String shard, String key, List<Spend> spends, int pods) {
-        if (buckets.size() > MAX_KEYS) {
-            buckets.clear();
-        }
         long now = nanoTime.getAsLong();
+        long generation = generation(shard).get();
         LocalBucket[] taken = new LocalBucket[spends.size()];
         long[] remaining = new long[spends.size()];
         for (int i = 0; i < spends.size(); i++) {
             Spend spend = spends.get(i);
-            LocalBucket bucket = buckets.compute(spend.rule().id() + '\u0000' + key, (id, entry) ->
-                    entry == null ? new Entry(shard, newBucket(spend, pods, now))
-                            : entry.shard().equals(shard) ? entry : new Entry(shard, entry.bucket())).bucket();
+            LocalBucket bucket = buckets.asMap().compute(spend.rule().id() + '\u0000' + key, (id, entry) -> {
+                if (entry == null || entry.generation() != generation(entry.shard()).get()) {
+                    return new Entry(shard, generation, newBucket(spend, pods, now));
+                }
+                return entry.shard().equals(shard) ? entry : new Entry(shard, generation, entry.bucket());
+            }).bucket();
             if (!bucket.tryConsume(spend.cost(), now)) {
                 long retryNanos = bucket.nanosUntil(spend.cost(), now);
                 for (int j = 0; j < i; j++) {
@@ -61,8 +84,20 @@ public final class FallbackBuckets {
         return new Answer(true, remaining, 0);
     }
 
+    /** The shard's breaker closed: its buckets are stale from now on. O(1), safe on any thread. */
     public void drop(String shard) {
-        buckets.values().removeIf(entry -> entry.shard().equals(shard));
+        generation(shard).incrementAndGet();
+    }
+
+    /** Buckets held now, for tests and diagnostics. */
+    long size() {
+        buckets.cleanUp();
+        return buckets.estimatedSize();
+    }
+
+    private AtomicLong generation(String shard) {
+        AtomicLong generation = generations.get(shard);
+        return generation != null ? generation : generations.computeIfAbsent(shard, s -> new AtomicLong());
     }
 
     static LocalBucket newBucket(Spend spend, int pods, long now) {

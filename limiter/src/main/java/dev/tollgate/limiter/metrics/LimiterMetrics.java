@@ -28,6 +28,8 @@ public final class LimiterMetrics {
     public static final String LEASE_STRANDED = "tollgate.lease.stranded.tokens";
     public static final String DENY_CACHE_HITS = "tollgate.deny.cache.hits";
     public static final String LOCAL_DROPS = "tollgate.local.drops";
+    public static final String LEASE_LOST_ON_TIMEOUT = "tollgate.lease.lost.on.timeout";
+    public static final String DEADLINE_EXCEEDED = "tollgate.check.deadline.exceeded";
 
     /** Checks take tens of microseconds to a millisecond: histogram buckets must start well below 1 ms. */
     private static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofNanos(20_000);
@@ -42,6 +44,8 @@ public final class LimiterMetrics {
     private final Counter leaseStranded;
     private final Counter denyCacheHits;
     private final Counter localDrops;
+    private final Counter leaseLostOnTimeout;
+    private final Counter deadlineExceeded;
 
     public LimiterMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -59,6 +63,12 @@ public final class LimiterMetrics {
                 .register(registry);
         this.localDrops = Counter.builder(LOCAL_DROPS)
                 .description("Key groups denied by the pod's local-first bucket, without a store call")
+                .register(registry);
+        this.leaseLostOnTimeout = Counter.builder(LEASE_LOST_ON_TIMEOUT)
+                .description("Lease calls that timed out: the store may have granted tokens the pod never learned of")
+                .register(registry);
+        this.deadlineExceeded = Counter.builder(DEADLINE_EXCEEDED)
+                .description("Key groups answered by their fail mode because the check's deadline passed before the store answered")
                 .register(registry);
     }
 
@@ -110,6 +120,14 @@ public final class LimiterMetrics {
 
     public void localDrop() {
         localDrops.increment();
+    }
+
+    public void leaseLostOnTimeout() {
+        leaseLostOnTimeout.increment();
+    }
+
+    public void deadlineExceeded() {
+        deadlineExceeded.increment();
     }
 
     public void failedOpen(String ruleId) {

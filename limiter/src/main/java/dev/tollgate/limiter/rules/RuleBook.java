@@ -18,4 +18,20 @@ public interface RuleBook {
     default double share(Rule rule, String key) {
         return 1.0;
     }
+
+    /**
+     * The rules as of this moment. A check reads all its entries from one view, so one request never
+     * mixes a rule of one revision with the shares or overrides of the next.
+     */
+    default RuleBook view() {
+        return this;
+    }
+
+    /**
+     * Whether the book holds any rules yet. Before it does, the pod cannot tell a fail-closed login rule
+     * from an unknown one, so it must not answer checks as if every rule were unknown (and allowed).
+     */
+    default boolean loaded() {
+        return true;
+    }
 }

@@ -23,6 +23,31 @@ public final class SnapshotRuleBook implements RuleBook {
     private record Compiled(long revision, Map<String, Rule> rules, Map<String, AccountOverride> overrides, Map<String, Double> shares) {
     }
 
+    /** One compiled snapshot, read by one check from start to end. */
+    private final class View implements RuleBook {
+
+        private final Compiled snapshot;
+
+        private View(Compiled snapshot) {
+            this.snapshot = snapshot;
+        }
+
+        @Override
+        public Rule find(String domain, String ruleId, String key) {
+            return SnapshotRuleBook.this.find(snapshot, domain, ruleId, key);
+        }
+
+        @Override
+        public double share(Rule rule, String key) {
+            return SnapshotRuleBook.this.share(snapshot, rule, key);
+        }
+
+        @Override
+        public boolean loaded() {
+            return snapshot.revision() >= 0;
+        }
+    }
+
     private final Clock clock;
     private final String region;
     private final double defaultShare;
@@ -62,8 +87,21 @@ public final class SnapshotRuleBook implements RuleBook {
     }
 
     @Override
+    public RuleBook view() {
+        return new View(current);
+    }
+
+    @Override
+    public boolean loaded() {
+        return current.revision() >= 0;
+    }
+
+    @Override
     public Rule find(String domain, String ruleId, String key) {
-        Compiled snapshot = current;
+        return find(current, domain, ruleId, key);
+    }
+
+    private Rule find(Compiled snapshot, String domain, String ruleId, String key) {
         Rule rule = snapshot.rules().get(id(domain, ruleId));
         if (rule == null) {
             return null;
@@ -77,7 +115,11 @@ public final class SnapshotRuleBook implements RuleBook {
 
     @Override
     public double share(Rule rule, String key) {
-        Double share = current.shares().get(id(rule.id(), key));
+        return share(current, rule, key);
+    }
+
+    private double share(Compiled snapshot, Rule rule, String key) {
+        Double share = snapshot.shares().get(id(rule.id(), key));
         return share != null ? share : defaultShare;
     }
 

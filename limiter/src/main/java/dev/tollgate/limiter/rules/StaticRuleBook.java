@@ -22,9 +22,15 @@ public final class StaticRuleBook implements RuleBook {
             if (!violations.isEmpty()) {
                 throw new IllegalArgumentException("rule " + rule.id() + " is invalid: " + violations);
             }
-            if (byId.put(id(rule.domain(), rule.id()), rule) != null) {
-                throw new IllegalArgumentException("rule " + rule.id() + " is defined twice in domain " + rule.domain());
+            // a rule's counters are named by its id alone (rl:{key}:<rule>), so one id in two domains would
+            // share one bucket: refused, as rules-service refuses it for snapshots
+            for (Rule other : byId.values()) {
+                if (other.id().equals(rule.id())) {
+                    throw new IllegalArgumentException("rule " + rule.id() + " is defined twice (domains " + other.domain()
+                            + " and " + rule.domain() + "); rule ids must be unique across domains");
+                }
             }
+            byId.put(id(rule.domain(), rule.id()), rule);
         }
         this.rules = Map.copyOf(byId);
     }

@@ -71,4 +71,30 @@ class FallbackBucketsTest {
         fallback.drop("s");
         assertThat(fallback.spend("s", "k", List.of(spend), 1).allowed()).isTrue();
     }
+
+    @Test
+    void aFloodOfKeysEvictsColdKeysNeverTheHotOnesBurst() {
+        // review M1: past the size bound the map used to be cleared, handing every key a fresh burst
+        FallbackBuckets bounded = new FallbackBuckets(nanos::get, 100);
+        Spend spend = new Spend(Rule.tokenBucket("r", "d", 1, 5), 1.0, 1);
+        while (bounded.spend("s", "hot", List.of(spend), 1).allowed()) {
+            // drain the hot key's bucket
+        }
+        for (int i = 0; i < 5_000; i++) {
+            bounded.spend("s", "cold-" + i, List.of(spend), 1);
+            if (i % 10 == 0) {
+                assertThat(bounded.spend("s", "hot", List.of(spend), 1).allowed()).as("hot key after %d cold keys", i).isFalse();
+            }
+        }
+        assertThat(bounded.size()).isLessThanOrEqualTo(100);
+    }
+
+    @Test
+    void bucketsOfAShardThatNeverReturnsLeaveWhenIdle() {
+        Spend spend = new Spend(Rule.tokenBucket("r", "d", 1, 1), 1.0, 1);
+        fallback.spend("gone", "k", List.of(spend), 1);
+        assertThat(fallback.size()).isEqualTo(1);
+        nanos.addAndGet(FallbackBuckets.IDLE.plusSeconds(1).toNanos());
+        assertThat(fallback.size()).isZero();
+    }
 }

@@ -13,33 +13,48 @@ class DenyCacheTest {
     private final DenyCache cache = new DenyCache(Duration.ofSeconds(1), 1_000, nanos::get);
 
     @Test
-    void deniesUntilTheRetryTimeThenAsksTheStoreAgain() {
-        cache.deny("free", "acct_1", 80);
-        assertThat(cache.remainingMs("free", "acct_1")).isEqualTo(80);
+    void deniesUntilTheHoldEndsThenAsksTheStoreAgain() {
+        cache.deny("free", "acct_1", 1, 80, 80);
+        assertThat(cache.retryMs("free", "acct_1", 1)).isEqualTo(80);
         nanos.addAndGet(Duration.ofMillis(79).toNanos());
-        assertThat(cache.remainingMs("free", "acct_1")).isEqualTo(1);
+        assertThat(cache.retryMs("free", "acct_1", 1)).isEqualTo(1);
         nanos.addAndGet(Duration.ofMillis(1).toNanos());
-        assertThat(cache.remainingMs("free", "acct_1")).isZero();
+        assertThat(cache.retryMs("free", "acct_1", 1)).isZero();
     }
 
     @Test
     void onlyTheDeniedLimitOfThatKeyIsRemembered() {
-        cache.deny("free", "acct_1", 80);
-        assertThat(cache.remainingMs("free", "acct_2")).isZero();
-        assertThat(cache.remainingMs("route", "acct_1")).isZero();
+        cache.deny("free", "acct_1", 1, 80, 80);
+        assertThat(cache.retryMs("free", "acct_2", 1)).isZero();
+        assertThat(cache.retryMs("route", "acct_1", 1)).isZero();
     }
 
     @Test
-    void aLongRetryIsRememberedForAtMostTheCap() {
-        // a daily quota exhausted until midnight: ask again every second, so a raised limit is seen
-        cache.deny("daily", "acct_1", 6 * 3_600_000L);
-        assertThat(cache.remainingMs("daily", "acct_1")).isEqualTo(1_000);
+    void aLongWaitIsTrustedForAtMostTheCapButToldInFull() {
+        // a bucket of one token a minute (review L13): the pod asks again after a second, so a raised limit
+        // is seen, but the client is told the store's true wait, not the cap
+        cache.deny("export-route", "acct_1", 1, 56_314, 56_314);
+        assertThat(cache.retryMs("export-route", "acct_1", 1)).isEqualTo(56_314);
+        nanos.addAndGet(Duration.ofMillis(400).toNanos());
+        assertThat(cache.retryMs("export-route", "acct_1", 1)).isEqualTo(55_914);
+        nanos.addAndGet(Duration.ofMillis(600).toNanos());
+        assertThat(cache.retryMs("export-route", "acct_1", 1)).isZero();
     }
 
     @Test
-    void theLaterOfTwoDeniesWins() {
-        cache.deny("free", "acct_1", 500);
-        cache.deny("free", "acct_1", 100);
-        assertThat(cache.remainingMs("free", "acct_1")).isEqualTo(500);
+    void aDenyOfALargeCostLeavesSmallerCostsToTheStore() {
+        // review M3: 5 tokens left, a cost-10 request denied; a cost-1 request would pass in the store
+        cache.deny("bulk", "acct_1", 10, 1_000, 5_000);
+        assertThat(cache.retryMs("bulk", "acct_1", 1)).isZero();
+        assertThat(cache.retryMs("bulk", "acct_1", 10)).isEqualTo(5_000);
+        assertThat(cache.retryMs("bulk", "acct_1", 20)).isEqualTo(5_000);
+    }
+
+    @Test
+    void theLaterOfTwoHoldsForOneCostWins() {
+        cache.deny("free", "acct_1", 1, 500, 100);
+        cache.deny("free", "acct_1", 1, 100, 100);
+        nanos.addAndGet(Duration.ofMillis(200).toNanos());
+        assertThat(cache.retryMs("free", "acct_1", 1)).isEqualTo(300);
     }
 }
