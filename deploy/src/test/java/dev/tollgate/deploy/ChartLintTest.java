@@ -41,14 +41,41 @@ class ChartLintTest {
 
     @Test
     void refusesToRenderRulesServiceWithoutAJwtIssuer() {
-        Map<String, Object> noIssuer = Map.of(
+        String error = TollgateChart.renderFailure(List.of(TollgateChart.writeValues(withoutRegionFile(Map.of()))));
+
+        assertThat(error).contains("rulesService.jwt").contains("issuerUri");
+    }
+
+    // review L7: keys alone check a signature, not who issued the token or for whom
+    @Test
+    void refusesToRenderRulesServiceWithTheKeySetAlone() {
+        Map<String, Object> keysOnly = withoutRegionFile(Map.of(
+                "jwkSetUri", "https://login.eu-west.tollgate.example/realms/tollgate/protocol/openid-connect/certs",
+                "audiences", List.of("tollgate-rules-service")));
+
+        String error = TollgateChart.renderFailure(List.of(TollgateChart.writeValues(keysOnly)));
+
+        assertThat(error).contains("rulesService.jwt: set issuerUri");
+    }
+
+    @Test
+    void refusesToRenderRulesServiceWithoutAJwtAudience() {
+        Map<String, Object> noAudience = withoutRegionFile(Map.of(
+                "issuerUri", "https://login.eu-west.tollgate.example/realms/tollgate",
+                "audiences", List.of("")));
+
+        String error = TollgateChart.renderFailure(List.of(TollgateChart.writeValues(noAudience)));
+
+        assertThat(error).contains("rulesService.jwt: set audiences");
+    }
+
+    /** The values a region needs besides its file, with {@code jwt} as rulesService.jwt. */
+    private static Map<String, Object> withoutRegionFile(Map<String, Object> jwt) {
+        return Map.of(
                 "region", "eu-west",
                 "checkService", Map.of("rules", Map.of("tokenSecret", "tollgate-rules-watch")),
                 "redis", Map.of("existingSecret", "tollgate-redis"),
-                "database", Map.of("existingSecret", "tollgate-database"));
-
-        String error = TollgateChart.renderFailure(List.of(TollgateChart.writeValues(noIssuer)));
-
-        assertThat(error).contains("rulesService.jwt").contains("issuerUri");
+                "database", Map.of("existingSecret", "tollgate-database"),
+                "rulesService", Map.of("jwt", jwt));
     }
 }

@@ -65,12 +65,25 @@ class ControlPathChartTest {
         assertThat(container.named("SPRING_FLYWAY_ENABLED", "env").at("value").text()).isEqualTo("false");
         assertThat(container.named("SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI", "env").at("value").text())
                 .startsWith("https://");
+        // the issuer and the audience both, or any token of the identity provider's would do (review L7)
+        assertThat(container.named("SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES", "env").at("value").text())
+                .isEqualTo("tollgate-rules-service");
         assertThat(container.named("SPRING_PROFILES_ACTIVE", "env").exists()).as("never the dev profile").isFalse();
         assertThat(container.named("TOLLGATE_DEV_TOKEN", "env").exists()).isFalse();
         assertThat(container.named("SPRING_DATASOURCE_PASSWORD", "env").at("valueFrom", "secretKeyRef", "name").text())
                 .isEqualTo("tollgate-database");
         assertThat(container.at("readinessProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/readiness");
         assertThat(container.named("http", "ports").at("containerPort").value()).isEqualTo(8081);
+    }
+
+    @Test
+    void passesSeveralAudiencesAsOneCommaSeparatedValue() {
+        Tree container = TollgateChart.render("us-east", Map.of("rulesService", Map.of("jwt", Map.of(
+                        "audiences", List.of("tollgate-rules-service", "tollgate-admin-cli")))))
+                .one("Deployment", "tollgate-rules-service").named("rules-service", "spec", "template", "spec", "containers");
+
+        assertThat(container.named("SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES", "env").at("value").text())
+                .isEqualTo("tollgate-rules-service,tollgate-admin-cli");
     }
 
     @ParameterizedTest

@@ -42,7 +42,8 @@ class DockerComposeTest {
     void publishesEachServiceOnItsPortAndChecksItsReadiness(String name, int port) {
         Tree service = service(name);
 
-        assertThat(service.at("ports").value()).isEqualTo(List.of(port + ":" + port));
+        // loopback only: rules-service takes a static admin token here (review L6)
+        assertThat(service.at("ports").value()).isEqualTo(List.of("127.0.0.1:" + port + ":" + port));
         assertThat(service.at("build").text()).isEqualTo("./" + name);
         assertThat(service.texts("healthcheck", "test"))
                 .contains("http://127.0.0.1:" + port + "/actuator/health/readiness");
@@ -126,6 +127,28 @@ class DockerComposeTest {
         Map<String, Object> env = service("rules-service").at("environment").map();
 
         assertThat(env).containsEntry("SPRING_PROFILES_ACTIVE", "dev").containsKey("TOLLGATE_DEV_TOKEN");
+    }
+
+    @Test
+    void givesTheDevTokenExplicitlyLongEnoughForEveryInterfaceAndTheSameToThePods() {
+        // rules-service has no default (review L6) and, listening on every interface of its container,
+        // refuses a token shorter than 16 characters; the pods follow the watch feed with the same one
+        String token = service("rules-service").at("environment", "TOLLGATE_DEV_TOKEN").text();
+
+        assertThat(token).isNotBlank().hasSizeGreaterThanOrEqualTo(16).isNotEqualTo("dev-token");
+        assertThat(compose.at("x-dev-token").text()).isEqualTo(token);
+        assertThat(service("check-service").at("environment", "TOLLGATE_RULES_TOKEN").text()).isEqualTo(token);
+        assertThat(RepositoryFiles.read("docker-compose.yml")).contains("DEVELOPMENT ONLY");
+    }
+
+    @Test
+    void publishesNothingBeyondTheHostsLoopback() {
+        for (Map.Entry<String, Object> entry : compose.at("services").map().entrySet()) {
+            Tree ports = compose.at("services", entry.getKey(), "ports");
+            if (ports.exists()) {
+                assertThat(ports.items()).as(entry.getKey()).allSatisfy(port -> assertThat(port.text()).startsWith("127.0.0.1:"));
+            }
+        }
     }
 
     private static String flag(List<String> command, String name) {

@@ -11,10 +11,16 @@ import org.springframework.test.context.DynamicPropertySource;
 import static dev.tollgate.rules.RuleApiIT.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The dev profile: a static token from configuration, no JWT set-up at all. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "tollgate.security.dev-token=local-only-token")
+/**
+ * The dev profile: a static token from configuration, no JWT set-up at all. As the dev stack runs it: its
+ * own short token, which the service accepts because it listens on loopback only.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"tollgate.security.dev-token=" + DevProfileIT.TOKEN, "server.address=127.0.0.1"})
 @ActiveProfiles("dev")
 class DevProfileIT {
+
+    static final String TOKEN = "dev-token";
 
     private static final String DATABASE = Postgres.shared().newDatabase("rules_dev");
 
@@ -31,7 +37,7 @@ class DevProfileIT {
 
     @Test
     void theStaticTokenHasEveryScopeAndIsRecordedAsDev() {
-        Api dev = new Api(port, "local-only-token");
+        Api dev = new Api(port, TOKEN);
 
         Api.Response created = dev.put("/v1/rules/dev-rule", ServiceTestBase.tokenBucket("public-api", 10, 10));
 
@@ -42,7 +48,7 @@ class DevProfileIT {
 
     @Test
     void usageAnswers503WhenNoCounterStoreIsConfigured() {
-        Api.Response usage = new Api(port, "local-only-token").get("/v1/keys/acct_1/usage");
+        Api.Response usage = new Api(port, TOKEN).get("/v1/keys/acct_1/usage");
 
         assertProblem(usage, 503, "store_unavailable");
         assertThat(usage.json().get("store").asString()).isEqualTo("counters");
@@ -50,7 +56,7 @@ class DevProfileIT {
 
     @Test
     void anyOtherTokenIs401() {
-        assertProblem(new Api(port, "local-only-tokeN").get("/v1/rules"), 401, "unauthorized");
+        assertProblem(new Api(port, "dev-tokeN").get("/v1/rules"), 401, "unauthorized");
         assertProblem(new Api(port, TestTokens.all("alice")).get("/v1/rules"), 401, "unauthorized");
         assertProblem(new Api(port, null).get("/v1/rules"), 401, "unauthorized");
     }

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 
+import java.util.List;
 import java.util.stream.Stream;
 
 import static dev.tollgate.rules.RuleApiIT.assertProblem;
@@ -74,6 +75,44 @@ class SecurityIT extends ServiceTestBase {
         assertProblem(send(api.as(TestTokens.expired("alice", call.scope)), call), 401, "unauthorized");
         assertProblem(send(api.as(TestTokens.signedByStranger("alice", call.scope)), call), 401, "unauthorized");
         assertProblem(send(api.as("not-a-jwt"), call), 401, "unauthorized");
+    }
+
+    // L7: a rightly signed token of the identity provider's, with the right scope, but issued by another
+    // issuer (e.g. another realm sharing the keys) or meant for another client, is no token for this service
+    @ParameterizedTest
+    @MethodSource("calls")
+    void withATokenFromAnotherIssuerOrWithoutOneIs401(Call call) {
+        assertProblem(send(api.as(TestTokens.fromIssuer(TestTokens.issuer() + "-other", "alice", call.scope)), call), 401, "unauthorized");
+        assertProblem(send(api.as(TestTokens.fromIssuer("https://login.example.com/realms/tollgate", "alice", call.scope)), call),
+                401, "unauthorized");
+        assertProblem(send(api.as(TestTokens.fromIssuer(null, "alice", call.scope)), call), 401, "unauthorized");
+    }
+
+    @ParameterizedTest
+    @MethodSource("calls")
+    void withATokenForAnotherAudienceOrWithoutOneIs401(Call call) {
+        assertProblem(send(api.as(TestTokens.forAudiences(List.of("billing-api"), "alice", call.scope)), call), 401, "unauthorized");
+        assertProblem(send(api.as(TestTokens.forAudiences(List.of(), "alice", call.scope)), call), 401, "unauthorized");
+    }
+
+    @Test
+    void aTokenFromTheIssuerForThisAudienceIsLetIn() {
+        Api.Response rules = api.as(TestTokens.token("carol", TestTokens.READ)).get("/v1/rules");
+        // a token for several services at once names this one among them
+        Api.Response shared = api.as(TestTokens.forAudiences(List.of("billing-api", TestTokens.AUDIENCE), "carol", TestTokens.READ))
+                .get("/v1/rules");
+
+        assertThat(rules.status).as(rules.toString()).isEqualTo(200);
+        assertThat(shared.status).as(shared.toString()).isEqualTo(200);
+    }
+
+    @Test
+    void aWrongIssuerIsRefusedWithAProblemSayingWhyItCouldBe() {
+        Api.Response response = api.as(TestTokens.fromIssuer("https://elsewhere.example", "alice", TestTokens.ADMIN)).get("/v1/rules");
+
+        assertProblem(response, 401, "unauthorized");
+        assertThat(response.json().get("detail").asString()).contains("issuer");
+        assertThat(response.header("WWW-Authenticate")).hasValueSatisfying(value -> assertThat(value).contains("invalid_token"));
     }
 
     @ParameterizedTest

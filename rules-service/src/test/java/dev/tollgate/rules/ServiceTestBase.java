@@ -16,8 +16,9 @@ import java.util.UUID;
 
 /**
  * The one application context most integration tests share: a fresh database on the shared PostgreSQL
- * (migrated by the service's own Flyway), the shared Redis Cluster for usage reads, JWTs trusted through
- * a test key, and short watch timings. Tests use rule ids of their own ({@link #uniqueId}) so that they
+ * (migrated by the service's own Flyway), the shared Redis Cluster for usage reads, JWTs trusted as the
+ * Helm chart configures it (issuer and audience, keys discovered from a loopback identity provider), and
+ * short watch timings. Tests use rule ids of their own ({@link #uniqueId}) so that they
  * never depend on each other's rows.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -44,7 +45,7 @@ abstract class ServiceTestBase {
         registry.add("spring.datasource.url", () -> DATABASE);
         registry.add("spring.datasource.username", postgres::username);
         registry.add("spring.datasource.password", postgres::password);
-        registry.add("spring.security.oauth2.resourceserver.jwt.public-key-location", TestTokens::publicKeyLocation);
+        TestTokens.trustThroughIssuer(registry);
         registry.add("tollgate.watch.timeout", () -> "1500ms");
         registry.add("tollgate.watch.poll", () -> "50ms");
         registry.add("tollgate.usage.region", () -> "us-east");

@@ -19,6 +19,34 @@ class StartupRefusalIT {
                 .hasStackTraceContaining("tollgate.security.dev-token is set but the 'dev' profile is not active");
     }
 
+    // L6: the dev profile alone no longer enables a token everyone knows
+    @Test
+    void refusesTheDevProfileWithoutATokenOfItsOwn() {
+        assertThatThrownBy(() -> start("spring.profiles.active=dev", "tollgate.security.dev-token="))
+                .hasStackTraceContaining("'dev' profile takes a static bearer token and has no default: set TOLLGATE_DEV_TOKEN");
+    }
+
+    @Test
+    void refusesAShortDevTokenWhenListeningOnEveryInterface() {
+        assertThatThrownBy(() -> start("spring.profiles.active=dev", "tollgate.security.dev-token=dev-token"))
+                .hasStackTraceContaining("is 9 characters long and the service listens on every interface");
+    }
+
+    // L7: keys alone would accept any token the identity provider issues, for any client
+    @Test
+    void refusesJwtsCheckedOnlyAgainstTheKeySet() {
+        assertThatThrownBy(() -> start("spring.security.oauth2.resourceserver.jwt.jwk-set-uri=http://127.0.0.1:9/certs"))
+                .hasStackTraceContaining("would not check whom they come from or are meant for")
+                .hasStackTraceContaining("spring.security.oauth2.resourceserver.jwt.issuer-uri")
+                .hasStackTraceContaining("spring.security.oauth2.resourceserver.jwt.audiences");
+    }
+
+    @Test
+    void refusesJwtsFromAnIssuerWithoutAnAudience() {
+        assertThatThrownBy(() -> start("spring.security.oauth2.resourceserver.jwt.issuer-uri=" + TestTokens.issuer()))
+                .hasStackTraceContaining("Set spring.security.oauth2.resourceserver.jwt.audiences (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES)");
+    }
+
     @Test
     void refusesToStartWithNoWayToCheckTokens() {
         assertThatThrownBy(() -> start()).hasStackTraceContaining("no way to check bearer tokens");
@@ -27,7 +55,9 @@ class StartupRefusalIT {
     @Test
     void refusesADefaultShareOutsideZeroToOne() {
         assertThatThrownBy(() -> start("tollgate.usage.default-share=1.5",
-                "spring.security.oauth2.resourceserver.jwt.public-key-location=" + TestTokens.publicKeyLocation()))
+                "spring.security.oauth2.resourceserver.jwt.public-key-location=" + TestTokens.publicKeyLocation(),
+                "tollgate.security.issuer=" + TestTokens.issuer(),
+                "spring.security.oauth2.resourceserver.jwt.audiences=" + TestTokens.AUDIENCE))
                 .hasStackTraceContaining("tollgate.usage.default-share must be in (0, 1], was 1.5");
     }
 

@@ -42,7 +42,7 @@ class StoreOutageIT {
         registry.add("spring.datasource.username", POSTGRES::username);
         registry.add("spring.datasource.password", POSTGRES::password);
         registry.add("spring.datasource.hikari.connection-timeout", () -> "1000");
-        registry.add("spring.security.oauth2.resourceserver.jwt.public-key-location", TestTokens::publicKeyLocation);
+        TestTokens.trustThroughKeyFile(registry);
         registry.add("tollgate.watch.timeout", () -> "1500ms");
         registry.add("tollgate.watch.poll", () -> "50ms");
         registry.add("tollgate.usage.redis.seeds", () -> "");

@@ -4,25 +4,41 @@ import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
+import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
+import java.util.List;
+import java.util.concurrent.Executors;
 
 /**
- * Mints JWTs for tests with an RSA key made here; the service under test trusts its public key through
- * {@code spring.security.oauth2.resourceserver.jwt.public-key-location}, the production configuration path.
+ * Mints JWTs for tests with an RSA key made here, as an identity provider would: issuer {@link #issuer()},
+ * audience {@link #AUDIENCE}. The service under test trusts them in one of the two ways production
+ * configures it: {@link #trustThroughIssuer} (what the Helm chart sets: {@code issuer-uri} and
+ * {@code audiences}, the keys discovered from the issuer, here a loopback HTTP server serving the
+ * OpenID configuration and the key set), or {@link #trustThroughKeyFile} ({@code public-key-location},
+ * with the issuer as {@code tollgate.security.issuer}).
  */
 final class TestTokens {
 
@@ -30,11 +46,22 @@ final class TestTokens {
     static final String READ = "ratelimit:read";
     static final String WATCH = "ratelimit:watch";
 
+    /** The {@code aud} rules-service is configured to accept. */
+    static final String AUDIENCE = "tollgate-rules-service";
+
+    private static final String REALM = "/realms/tollgate-test";
+
     private static final KeyPair TRUSTED = rsa();
     private static final KeyPair UNTRUSTED = rsa();
     private static final Path PUBLIC_KEY = writePublicKey(TRUSTED);
+    private static final String ISSUER = serveIdentityProvider(TRUSTED);
 
     private TestTokens() {
+    }
+
+    /** The {@code iss} of every token minted here, and the issuer-uri of the loopback identity provider. */
+    static String issuer() {
+        return ISSUER;
     }
 
     /** {@code file:} location of the trusted public key, PEM-encoded. */
@@ -42,9 +69,22 @@ final class TestTokens {
         return PUBLIC_KEY.toUri().toString();
     }
 
+    /** The Helm chart's configuration: the issuer (its keys discovered from it) and the audience. */
+    static void trustThroughIssuer(DynamicPropertyRegistry registry) {
+        registry.add("spring.security.oauth2.resourceserver.jwt.issuer-uri", TestTokens::issuer);
+        registry.add("spring.security.oauth2.resourceserver.jwt.audiences", () -> AUDIENCE);
+    }
+
+    /** A key file, the issuer named beside it, and the audience. */
+    static void trustThroughKeyFile(DynamicPropertyRegistry registry) {
+        registry.add("spring.security.oauth2.resourceserver.jwt.public-key-location", TestTokens::publicKeyLocation);
+        registry.add("tollgate.security.issuer", TestTokens::issuer);
+        registry.add("spring.security.oauth2.resourceserver.jwt.audiences", () -> AUDIENCE);
+    }
+
     /** A valid token for {@code subject} with the given scopes. */
     static String token(String subject, String... scopes) {
-        return sign(TRUSTED.getPrivate(), subject, Instant.now().plus(Duration.ofMinutes(5)), scopes);
+        return sign(TRUSTED.getPrivate(), ISSUER, List.of(AUDIENCE), subject, inFiveMinutes(), scopes);
     }
 
     static String all(String subject) {
@@ -52,21 +92,40 @@ final class TestTokens {
     }
 
     static String expired(String subject, String... scopes) {
-        return sign(TRUSTED.getPrivate(), subject, Instant.now().minus(Duration.ofMinutes(5)), scopes);
+        return sign(TRUSTED.getPrivate(), ISSUER, List.of(AUDIENCE), subject, Instant.now().minus(Duration.ofMinutes(5)), scopes);
     }
 
     static String signedByStranger(String subject, String... scopes) {
-        return sign(UNTRUSTED.getPrivate(), subject, Instant.now().plus(Duration.ofMinutes(5)), scopes);
+        return sign(UNTRUSTED.getPrivate(), ISSUER, List.of(AUDIENCE), subject, inFiveMinutes(), scopes);
     }
 
-    private static String sign(PrivateKey key, String subject, Instant expiry, String... scopes) {
-        JWTClaimsSet claims = new JWTClaimsSet.Builder()
+    /** Rightly signed, but with another {@code iss} (null: none). */
+    static String fromIssuer(String issuer, String subject, String... scopes) {
+        return sign(TRUSTED.getPrivate(), issuer, List.of(AUDIENCE), subject, inFiveMinutes(), scopes);
+    }
+
+    /** Rightly signed by the right issuer, for other audiences (empty: no {@code aud} at all). */
+    static String forAudiences(List<String> audiences, String subject, String... scopes) {
+        return sign(TRUSTED.getPrivate(), ISSUER, audiences, subject, inFiveMinutes(), scopes);
+    }
+
+    private static Instant inFiveMinutes() {
+        return Instant.now().plus(Duration.ofMinutes(5));
+    }
+
+    private static String sign(PrivateKey key, String issuer, List<String> audiences, String subject, Instant expiry, String... scopes) {
+        JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder()
                 .subject(subject)
                 .issueTime(Date.from(expiry.minus(Duration.ofMinutes(10))))
                 .expirationTime(Date.from(expiry))
-                .claim("scope", String.join(" ", scopes))
-                .build();
-        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), claims);
+                .claim("scope", String.join(" ", scopes));
+        if (issuer != null) {
+            claims.issuer(issuer);
+        }
+        if (!audiences.isEmpty()) {
+            claims.audience(audiences);
+        }
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), claims.build());
         try {
             jwt.sign(new RSASSASigner(key));
         } catch (JOSEException e) {
@@ -96,6 +155,41 @@ final class TestTokens {
             return file;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The two documents a resource server reads from an OpenID Connect provider, on a free loopback port
+     * for the life of the test JVM: the configuration at {@code <issuer>/.well-known/openid-configuration}
+     * and the key set it points to. Returns the issuer.
+     */
+    private static String serveIdentityProvider(KeyPair pair) {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            String issuer = "http://127.0.0.1:" + server.getAddress().getPort() + REALM;
+            String jwks = new JWKSet(new RSAKey.Builder((RSAPublicKey) pair.getPublic()).keyID("test-key").build()).toString();
+            String configuration = "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/certs\","
+                    + "\"subject_types_supported\":[\"public\"],\"id_token_signing_alg_values_supported\":[\"RS256\"]}";
+            server.createContext(REALM + "/.well-known/openid-configuration", exchange -> respond(exchange, configuration));
+            server.createContext(REALM + "/certs", exchange -> respond(exchange, jwks));
+            server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "test-identity-provider");
+                thread.setDaemon(true);
+                return thread;
+            }));
+            server.start();
+            return issuer;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void respond(HttpExchange exchange, String json) throws IOException {
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
         }
     }
 }

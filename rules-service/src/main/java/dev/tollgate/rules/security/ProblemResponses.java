@@ -40,7 +40,7 @@ final class ProblemResponses implements AuthenticationEntryPoint, AccessDeniedHa
         bearer.commence(request, response, failure);
         int status = response.getStatus();
         String detail = presented
-                ? "The bearer token is not valid (malformed, wrongly signed or expired)."
+                ? "The bearer token is not valid (malformed, wrongly signed, expired, or not from this service's issuer for this service)."
                 : "A bearer token is required.";
         write(request, response, status, status == 401 ? ProblemCodes.UNAUTHORIZED : ProblemCodes.BAD_REQUEST, detail, null);
     }

@@ -2,6 +2,7 @@ package dev.tollgate.rules.security;
 
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -20,14 +21,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Bearer tokens on every endpoint but health. JWTs are checked by the resource server that Spring Boot
- * configures from {@code spring.security.oauth2.resourceserver.jwt.jwk-set-uri} (or
- * {@code public-key-location}); the token's {@code sub} is who the history records.
+ * Bearer tokens on every endpoint but health. JWTs are decoded by the decoder Spring Boot configures
+ * from {@code spring.security.oauth2.resourceserver.jwt.issuer-uri} (keys discovered from the issuer, or
+ * from {@code jwk-set-uri} when given) or {@code public-key-location}, and must come from the configured
+ * issuer for one of the configured audiences ({@link JwtClaims}); the token's {@code sub} is who the
+ * history records.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
-
-    static final String DEV_PROFILE = "dev";
 
     @Bean
     SecurityFilterChain api(HttpSecurity http, AuthenticationManagerResolver<HttpServletRequest> bearerTokens, JsonMapper json) throws Exception {
@@ -53,33 +54,30 @@ class SecurityConfiguration {
         return http.build();
     }
 
-    /** The dev profile's static token first (when configured), then JWTs (when a decoder is configured). */
+    /**
+     * The dev profile's static token first (when configured), then JWTs (when a decoder is configured),
+     * each JWT checked for its issuer and audience on top of what the decoder checks.
+     */
     @Bean
     AuthenticationManagerResolver<HttpServletRequest> bearerTokens(SecurityProperties properties, ObjectProvider<JwtDecoder> decoders,
+                                                                   ObjectProvider<OAuth2ResourceServerProperties> resourceServer,
                                                                    Environment environment) {
-        requireDevProfileForStaticToken(properties, environment);
+        DevTokenPolicy.check(properties, environment);
         List<AuthenticationProvider> providers = new ArrayList<>();
         if (properties.devToken() != null) {
             providers.add(new StaticTokenAuthenticationProvider(properties.devToken()));
         }
         JwtDecoder decoder = decoders.getIfAvailable();
         if (decoder != null) {
-            providers.add(new JwtAuthenticationProvider(decoder));
+            JwtClaims claims = JwtClaims.required(properties, resourceServer.getIfAvailable(OAuth2ResourceServerProperties::new).getJwt());
+            providers.add(new JwtAuthenticationProvider(claims.checking(decoder)));
         }
         if (providers.isEmpty()) {
             throw new IllegalStateException("rules-service has no way to check bearer tokens: set "
-                    + "spring.security.oauth2.resourceserver.jwt.jwk-set-uri (or .public-key-location), "
-                    + "or, for local development with the 'dev' profile, tollgate.security.dev-token");
+                    + "spring.security.oauth2.resourceserver.jwt.issuer-uri (with .audiences; optionally .jwk-set-uri), "
+                    + "or, for local development with the 'dev' profile, " + DevTokenPolicy.ENV_VARIABLE);
         }
         ProviderManager manager = new ProviderManager(providers);
         return request -> manager;
-    }
-
-    static void requireDevProfileForStaticToken(SecurityProperties properties, Environment environment) {
-        if (properties.devToken() != null && !environment.matchesProfiles(DEV_PROFILE)) {
-            throw new IllegalStateException("tollgate.security.dev-token is set but the '" + DEV_PROFILE + "' profile is not active. "
-                    + "A static token is for local development only: remove it (and configure "
-                    + "spring.security.oauth2.resourceserver.jwt.*), or run with spring.profiles.active=" + DEV_PROFILE);
-        }
     }
 }
