@@ -330,7 +330,7 @@ public final class RedisCounterStore implements CounterStore {
     private static final StoreException NOT_CONNECTED =
             new StoreException(StoreException.Kind.UNAVAILABLE, "not_connected", "not connected to the Redis Cluster", null);
 
-    private static List<RedisURI> uris(RedisStoreSettings settings) {
+    static List<RedisURI> uris(RedisStoreSettings settings) {
         List<RedisURI> uris = new ArrayList<>();
         for (String seed : settings.seeds()) {
             // Lettuce bounds the handshake (HELLO/AUTH) and slot-map reads by the URI's timeout; commands have
