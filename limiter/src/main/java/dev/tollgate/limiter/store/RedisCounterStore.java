@@ -257,11 +257,12 @@ public final class RedisCounterStore implements CounterStore {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        if (root != cause && root.getMessage() != null && !reason.contains(root.getMessage())) {
-            reason = reason + ": " + safeMessage(root);
+        if (root != cause && root.getMessage() != null) {
+            // the root cause first ("Connection refused", "timed out"): Lettuce's outer messages list every seed
+            reason = safeMessage(root) + " (" + reason + ")";
         }
         reason = reason.replaceAll("\\s+", " ").trim();
-        return reason.length() > 300 ? reason.substring(0, 300) + "..." : reason;
+        return reason.length() > 400 ? reason.substring(0, 400) + "..." : reason;
     }
 
     /** Whether the pod has reached its store since it started (it stays so through later node outages). */

@@ -60,7 +60,7 @@ class RedisStoreSettingsTest {
                 new java.net.ConnectException("Connection refused: /127.0.0.1:7000"));
 
         assertThat(RedisCounterStore.describe(failure))
-                .isEqualTo("Cannot retrieve cluster partitions from [redis://****@127.0.0.1:7000] Details:: Connection refused: /127.0.0.1:7000");
+                .isEqualTo("Connection refused: /127.0.0.1:7000 (Cannot retrieve cluster partitions from [redis://****@127.0.0.1:7000] Details:)");
         assertThat(RedisCounterStore.describe(new RuntimeException("WRONGPASS invalid username-password pair")))
                 .isEqualTo("the cluster refused our credentials");
     }
