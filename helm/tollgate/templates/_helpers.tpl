@@ -198,10 +198,10 @@ prometheus.io/path: /actuator/prometheus
 {{- end }}
 
 {{/*
-Probes on Spring Boot's health groups. Readiness is the application's readiness state only (Boot's
-default group): a Redis outage must NOT take check-service pods out of their Service, because answering
-from fallback buckets is how the API keeps serving (requirement 4). The startup probe gives the JVM up
-to two minutes before liveness counts.
+Probes on Spring Boot's health groups. check-service's readiness waits until the pod enforces (rules held,
+Redis reached once, or its store grace over); after that a Redis outage must NOT take pods out of their
+Service, because answering from fallback buckets is how the API keeps serving (requirement 4), and it
+does not. The startup probe gives the JVM up to two minutes before liveness counts.
 */}}
 {{- define "tollgate.probes" -}}
 startupProbe:
@@ -285,4 +285,21 @@ tollgate:
       password: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "password") -}} :}
       {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* tollgate.pods.min for check-service: checkService.podFloor, else the HPA's minimum, else replicas. */}}
+{{- define "tollgate.checkServicePodFloor" -}}
+{{- $c := .Values.checkService -}}
+{{- $floor := "" -}}
+{{- if $c.podFloor -}}
+{{- $floor = $c.podFloor -}}
+{{- else if $c.autoscaling.enabled -}}
+{{- $floor = $c.autoscaling.minReplicas -}}
+{{- else -}}
+{{- $floor = $c.replicas -}}
+{{- end -}}
+{{- if lt (int $floor) 1 -}}
+{{- fail (printf "checkService.podFloor: the pod floor must be at least 1, was %v" $floor) -}}
+{{- end -}}
+{{- int $floor -}}
 {{- end }}

@@ -92,6 +92,28 @@ class CheckServiceChartTest {
                 .containsEntry("prometheus.io/path", "/actuator/prometheus");
     }
 
+    @ParameterizedTest
+    @CsvSource({"us-east, 50", "eu-west, 21", "ap-south, 13"})
+    void sizesFallbackByTheAutoscalersMinimumBeforeThePodHasCountedItsPeers(String region, String minReplicas) {
+        Tree container = TollgateChart.render(region).one("Deployment", NAME)
+                .named("check-service", "spec", "template", "spec", "containers");
+
+        assertThat(container.named("TOLLGATE_PODS_MIN", "env").at("value").text()).isEqualTo(minReplicas);
+        assertThat(container.named("TOLLGATE_READINESS_STORE_GRACE", "env").at("value").text()).isEqualTo("30s");
+    }
+
+    @Test
+    void takesThePodFloorFromReplicasWithoutAutoscalingOrFromAnExplicitValue() {
+        Tree fixed = TollgateChart.render("ap-south",
+                        Map.of("checkService", Map.of("autoscaling", Map.of("enabled", false), "replicas", 7)))
+                .one("Deployment", NAME).named("check-service", "spec", "template", "spec", "containers");
+        Tree explicit = TollgateChart.render("us-east", Map.of("checkService", Map.of("podFloor", 40)))
+                .one("Deployment", NAME).named("check-service", "spec", "template", "spec", "containers");
+
+        assertThat(fixed.named("TOLLGATE_PODS_MIN", "env").at("value").text()).isEqualTo("7");
+        assertThat(explicit.named("TOLLGATE_PODS_MIN", "env").at("value").text()).isEqualTo("40");
+    }
+
     @Test
     void keepsTheDesignsStoreTimeout() {
         assertThat(checkServiceContainer().named("TOLLGATE_REDIS_COMMAND_TIMEOUT", "env").at("value").text()).isEqualTo("5ms");

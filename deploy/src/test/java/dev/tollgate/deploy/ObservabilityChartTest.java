@@ -25,7 +25,7 @@ class ObservabilityChartTest {
 
         assertThat(rule.at("apiVersion").text()).isEqualTo("monitoring.coreos.com/v1");
         assertThat(alerts).containsOnlyKeys("TollgateFailOpen", "TollgateBreakerOpen", "TollgateStoreLatencyHigh",
-                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused");
+                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused", "TollgateStoreNotConnected");
 
         Tree failOpen = alerts.get("TollgateFailOpen");
         assertThat(failOpen.at("expr").text()).contains("rate(tollgate_fail_open_total[1m])").endsWith("> 0");
@@ -45,6 +45,12 @@ class ObservabilityChartTest {
         // the counter check-service registers as tollgate.rules.watch.refused (RulesWatchIT reads it)
         assertThat(alerts.get("TollgateRulesWatchRefused").at("expr").text()).contains("rate(tollgate_rules_watch_refused_total[5m])");
         assertThat(alerts.get("TollgateRulesWatchRefused").at("labels", "severity").text()).isEqualTo("critical");
+
+        // the gauge check-service registers as tollgate.store.connected (StoreConnectIT reads it): per pod, 0 until it reaches Redis
+        Tree notConnected = alerts.get("TollgateStoreNotConnected");
+        assertThat(squashed(notConnected.at("expr").text())).isEqualTo("max by (namespace, pod) (tollgate_store_connected == 0)");
+        assertThat(notConnected.at("for").text()).isEqualTo("1m");
+        assertThat(notConnected.at("labels", "severity").text()).isEqualTo("critical");
 
         assertThat(alerts.values()).allSatisfy(a -> {
             assertThat(a.at("labels", "region").text()).isEqualTo(region);

@@ -2,6 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.breaker.BreakerSettings;
+import dev.tollgate.limiter.store.RedisCounterStore;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.nio.file.Path;
@@ -14,14 +15,15 @@ import java.util.List;
  */
 @ConfigurationProperties("tollgate")
 public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
-                              Optimizations optimizations, Pods pods) {
+                              Optimizations optimizations, Pods pods, Readiness readiness) {
 
     public CheckProperties {
         optimizations = optimizations == null ? new Optimizations(null, null, null, 0, null) : optimizations;
-        pods = pods == null ? new Pods(null, null, null) : pods;
+        pods = pods == null ? new Pods(null, null, null, null) : pods;
+        readiness = readiness == null ? new Readiness(null) : readiness;
         region = region == null ? new Region(null, 1.0) : region;
         breaker = breaker == null ? new Breaker(0, null) : breaker;
-        redis = redis == null ? new Redis(null, null, null, null, null) : redis;
+        redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
         check = check == null ? new Check(64) : check;
         rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
@@ -29,8 +31,20 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
     /**
      * @param seeds          cluster nodes, {@code redis://host:port}
      * @param commandTimeout a script slower than this counts as a store timeout (design: 5 ms)
+     * @param connectTimeout how long opening a connection may take, TCP and handshake (default 1 s);
+     *                       never the command timeout
      */
-    public record Redis(List<String> seeds, String username, String password, Duration commandTimeout, Duration topologyRefresh) {
+    public record Redis(List<String> seeds, String username, String password, Duration commandTimeout, Duration topologyRefresh,
+                        Duration connectTimeout) {
+
+        /** Neither the password nor a secret in a seed URI: this record may end up in a log or a failure message. */
+        @Override
+        public String toString() {
+            return "Redis[seeds=" + (seeds == null ? null : seeds.stream().map(RedisCounterStore::redact).toList())
+                    + ", username=" + username + ", password=" + (password == null ? "none" : "****")
+                    + ", commandTimeout=" + commandTimeout + ", topologyRefresh=" + topologyRefresh
+                    + ", connectTimeout=" + connectTimeout + "]";
+        }
     }
 
     /** @param maxEntries entries one check may carry */
@@ -102,15 +116,44 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param id        this pod's id in the registry (default: the host name)
      * @param heartbeat how often the pod beats (default 1 s)
      * @param ttl       a pod silent this long is no longer counted (default 3 s)
+     * @param min       the fewest pods the region runs, e.g. the HPA's minimum (default 1, the chart sets
+     *                  its minReplicas): the count a pod divides fallback buckets and leases by before its
+     *                  first heartbeat, and the least it ever uses
      */
-    public record Pods(String id, Duration heartbeat, Duration ttl) {
+    public record Pods(String id, Duration heartbeat, Duration ttl, Integer min) {
 
         public Pods {
             heartbeat = heartbeat == null ? Duration.ofSeconds(1) : heartbeat;
             ttl = ttl == null ? Duration.ofSeconds(3) : ttl;
+            min = min == null ? 1 : min;
+            if (min < 1) {
+                throw new IllegalArgumentException("tollgate.pods.min must be at least 1 (the HPA's minReplicas), was " + min);
+            }
             if (ttl.compareTo(heartbeat) <= 0) {
                 throw new IllegalArgumentException("tollgate.pods.ttl (" + ttl + ") must be longer than tollgate.pods.heartbeat (" + heartbeat + ")");
             }
+        }
+    }
+
+    /**
+     * When a pod reports ready (the readiness group): once it enforces, i.e. it holds rules (when it
+     * watches rules-service) and it has reached its counter store since it started.
+     *
+     * @param storeGrace how long a pod that has never reached its store stays not ready; after that it
+     *                   becomes ready anyway and serves in fallback (fail modes), with
+     *                   {@code tollgate_store_connected} at 0 and its alert firing. Default 30 s; {@code 0}
+     *                   does not wait for the store at all; a negative value (e.g. {@code -1}) waits for it
+     *                   forever
+     */
+    public record Readiness(Duration storeGrace) {
+
+        public Readiness {
+            storeGrace = storeGrace == null ? Duration.ofSeconds(30) : storeGrace;
+        }
+
+        /** Whether a pod that never reached its store becomes ready once the grace is over. */
+        public boolean fallbackAfterGrace() {
+            return !storeGrace.isNegative();
         }
     }
 

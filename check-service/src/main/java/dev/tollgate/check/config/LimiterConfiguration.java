@@ -36,12 +36,14 @@ class LimiterConfiguration {
 
     @Bean(destroyMethod = "close")
     RedisCounterStore counterStore(CheckProperties properties) {
+        // waits for the first attempt only (bounded by the connect timeout); later attempts run in the background
         return RedisCounterStore.connect(redisSettings(properties));
     }
 
     private static RedisStoreSettings redisSettings(CheckProperties properties) {
         CheckProperties.Redis redis = properties.redis();
-        return new RedisStoreSettings(redis.seeds(), redis.username(), redis.password(), redis.commandTimeout(), redis.topologyRefresh());
+        return new RedisStoreSettings(redis.seeds(), redis.username(), redis.password(), redis.commandTimeout(), redis.topologyRefresh(),
+                redis.connectTimeout());
     }
 
     @Bean
@@ -73,7 +75,7 @@ class LimiterConfiguration {
     PodRegistry podRegistry(RedisCounterStore store, CheckProperties properties) {
         CheckProperties.Pods pods = properties.pods();
         String id = pods.id() == null || pods.id().isBlank() ? hostName() : pods.id();
-        return new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl());
+        return new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl(), pods.min());
     }
 
     @Bean

@@ -88,6 +88,14 @@ public final class RulesWatcher implements AutoCloseable {
         thread.start();
     }
 
+    /**
+     * Whether the pod holds a rules snapshot, saved or fetched: until it does, every entry is an unknown
+     * rule, so the pod is not ready (review H4).
+     */
+    public boolean holdsRules() {
+        return rules.revision() >= 0;
+    }
+
     private void loadSaved() {
         Path file = settings.snapshotFile();
         if (file == null || !Files.isReadable(file)) {

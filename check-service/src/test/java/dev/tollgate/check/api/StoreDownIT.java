@@ -18,7 +18,9 @@ import static org.hamcrest.Matchers.containsString;
 /**
  * A pod whose Redis Cluster cannot be reached still starts and serves (requirement #4): API rules
  * answer from fallback buckets, the login rule answers 503 store_unavailable, and no credential is
- * ever part of an answer.
+ * ever part of an answer. It is alive but not ready until its store grace is over (30 s by default).
+ * Health details are read as an authorized operator would see them ({@code show-details=always} here;
+ * the shipped configuration shows them only to authorized callers).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureWebTestClient
@@ -34,6 +36,7 @@ class StoreDownIT {
         registry.add("tollgate.redis.seeds", () -> "redis://127.0.0.1:" + port);
         registry.add("tollgate.redis.password", () -> "top-secret-pw");
         registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
+        registry.add("management.endpoint.health.show-details", () -> "always");
     }
 
     @Autowired
@@ -59,12 +62,21 @@ class StoreDownIT {
     }
 
     @Test
-    void healthStaysUpAndSaysTheStoreIsNotConnected() {
-        http.get().uri("/actuator/health").exchange()
-                .expectStatus().isOk()
+    void healthSaysTheStoreIsNotConnectedAndWhyWithoutACredential() {
+        http.get().uri("/actuator/health/liveness").exchange().expectStatus().isOk();
+        http.get().uri("/actuator/health/readiness").exchange()
+                .expectStatus().isEqualTo(503)
                 .expectBody()
-                .jsonPath("$.status").isEqualTo("UP")
-                .jsonPath("$.components.counterStore.details.connected").isEqualTo(false);
+                .jsonPath("$.status").isEqualTo("OUT_OF_SERVICE")
+                .jsonPath("$.components.enforcing.details.waitingFor[0]").value(containsString("the counter store"));
+        http.get().uri("/actuator/health").exchange()
+                .expectBody()
+                .jsonPath("$.components.counterStore.status").isEqualTo("UP")
+                .jsonPath("$.components.counterStore.details.connected").isEqualTo(false)
+                .jsonPath("$.components.counterStore.details.mode").value(containsString("fallback"))
+                .jsonPath("$.components.counterStore.details.lastError").isNotEmpty()
+                .consumeWith(body -> org.assertj.core.api.Assertions.assertThat(new String(body.getResponseBodyContent()))
+                        .doesNotContain("top-secret-pw"));
     }
 
     private WebTestClient.ResponseSpec check(String body) {

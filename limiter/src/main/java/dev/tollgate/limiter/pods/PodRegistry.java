@@ -18,6 +18,11 @@ import java.util.function.IntSupplier;
  * divisor within a few seconds. Each pod writes its heartbeat every {@code interval} and reads the
  * count back in the same script; a pod that stops beating drops out after {@code ttl}. When the
  * store cannot be reached the last known count stays in force (the design's "last known live count").
+ *
+ * <p>The count never goes below a configured floor (the HPA's minimum, {@code tollgate.pods.min}), and
+ * starts there: a pod that has not beaten yet, because its store is down, would otherwise size its
+ * fallback buckets and leases as if it were the only pod, and N such pods would admit 2N times a
+ * limit (review M2). A floor above the real count only makes fallback stricter.
  */
 public final class PodRegistry implements IntSupplier, AutoCloseable {
 
@@ -29,9 +34,19 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
     private final String podId;
     private final Duration ttl;
     private final ScheduledExecutorService timer;
-    private volatile int livePods = 1;
+    private final int floor;
+    private volatile int livePods;
 
-    public PodRegistry(CounterStore store, String region, String podId, Duration interval, Duration ttl) {
+    /**
+     * @param floor the fewest pods the region runs (at least 1): the count before the first heartbeat,
+     *              and the least it ever reports
+     */
+    public PodRegistry(CounterStore store, String region, String podId, Duration interval, Duration ttl, int floor) {
+        if (floor < 1) {
+            throw new IllegalArgumentException("tollgate.pods.min must be at least 1, was " + floor);
+        }
+        this.floor = floor;
+        this.livePods = floor;
         this.store = store;
         this.registryKey = registryKey(region);
         this.podId = podId;
@@ -59,7 +74,7 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         try {
             List<Long> reply = store.run(HEARTBEAT, List.of(registryKey), List.of(podId, Long.toString(ttl.toMillis())))
                     .get(2, TimeUnit.SECONDS);
-            livePods = Math.max(1, reply.get(0).intValue());
+            livePods = Math.max(floor, reply.get(0).intValue());
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

@@ -15,20 +15,29 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -46,63 +55,251 @@ public final class RedisCounterStore implements CounterStore {
 
     private static final Logger log = LoggerFactory.getLogger(RedisCounterStore.class);
     private static final long REFRESH_INTERVAL_NANOS = 250_000_000L;
-    private static final Duration RECONNECT_INTERVAL = Duration.ofSeconds(1);
+    /** A pod that cannot connect says so at WARN when it starts failing, then once a minute. */
+    private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final AtomicInteger STORES = new AtomicInteger();
 
     private final RedisClusterClient client;
     private final ClientResources resources;
     private final List<String> seeds;
+    private final ConnectBackoff backoff;
+    private final Clock clock = Clock.systemUTC();
+    /** An attempt that has not settled by then is given up on (a late connection is still taken, or closed). */
+    private final Duration attemptLimit;
+    /**
+     * Runs every connect attempt and retry. Lettuce completes its futures on its own event-loop and
+     * executor threads; a blocking connect there waits on work only those threads can do, and parks
+     * forever (issue 11). Nothing here blocks on those threads: they only hand results back.
+     */
+    private final ScheduledExecutorService connector;
+    private final String connectorName;
+    private final Object lock = new Object();
     private volatile StatefulRedisClusterConnection<String, String> connection;
     private volatile RedisAdvancedClusterAsyncCommands<String, String> commands;
     private volatile boolean closed;
-    private int connectFailures;
+    private volatile ConnectionStatus status;
+    /** Guarded by lock: the attempt in flight, the last one settled, failures so far. */
+    private long currentAttempt;
+    private long settledAttempt;
+    private int failures;
+    private long lastWarnNanos;
+    private final CompletableFuture<Void> firstOutcome = new CompletableFuture<>();
+    private final CompletableFuture<Void> connected = new CompletableFuture<>();
     /** When the slot map was last re-read because a node failed us: at most one refresh per interval. */
     private final AtomicLong lastRefreshNanos = new AtomicLong(System.nanoTime());
 
-    private RedisCounterStore(RedisClusterClient client, ClientResources resources, List<String> seeds) {
+    private RedisCounterStore(RedisClusterClient client, ClientResources resources, RedisStoreSettings settings) {
         this.client = client;
         this.resources = resources;
-        this.seeds = seeds;
+        this.seeds = redacted(settings.seeds());
+        this.backoff = ConnectBackoff.DEFAULT;
+        // topology read, TCP connect and handshake are each bounded by the connect timeout in Lettuce
+        this.attemptLimit = settings.connectTimeout().multipliedBy(3);
+        this.status = new ConnectionStatus(false, clock.instant(), 0, null);
+        this.connectorName = "redis-connect-" + STORES.incrementAndGet();
+        this.connector = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, connectorName);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /**
-     * Connects to the cluster. A pod must serve even when its store is down at start-up (requirement
-     * #4), so a failed first attempt is logged and retried every second in the background; until a
-     * connection is up every script call fails as unavailable and the rules' fail modes answer.
+     * Starts connecting to the cluster and returns at once. A pod must serve even when its store is down
+     * at start-up (requirement #4): attempts go on in the background, with backoff and jitter capped at
+     * {@link ConnectBackoff#DEFAULT}'s half second, until one succeeds or the store is closed; until then
+     * every script call fails as unavailable and the rules' fail modes answer. Never final: a wrong
+     * password, an unformed cluster or a handshake timeout are all retried.
      */
-    public static RedisCounterStore connect(RedisStoreSettings settings) {
+    public static RedisCounterStore start(RedisStoreSettings settings) {
         ClientResources resources = DefaultClientResources.create();
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
-        RedisCounterStore store = new RedisCounterStore(client, resources, redacted(settings.seeds()));
-        store.tryConnect();
+        RedisCounterStore store = new RedisCounterStore(client, resources, settings);
+        store.connector.execute(store::attempt);
         return store;
     }
 
-    private void tryConnect() {
-        if (closed) {
-            return;
+    /**
+     * {@link #start} and then waits, on the caller's thread, for the first attempt's outcome (bounded by
+     * three connect timeouts), so that a caller against a healthy cluster gets a connected store. Whatever
+     * the outcome, connecting goes on in the background as with {@link #start}.
+     */
+    public static RedisCounterStore connect(RedisStoreSettings settings) {
+        RedisCounterStore store = start(settings);
+        try {
+            store.firstOutcome.get(store.attemptLimit.toMillis() + 100, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // not connected yet: the background attempts carry on, and the fail modes answer meanwhile
+        }
+        return store;
+    }
+
+    /** Runs on {@link #connector} only. */
+    private void attempt() {
+        long id;
+        synchronized (lock) {
+            if (closed || connection != null) {
+                return;
+            }
+            id = ++currentAttempt;
+        }
+        connector.schedule(() -> giveUp(id), attemptLimit.toMillis(), TimeUnit.MILLISECONDS);
+        CompletableFuture<StatefulRedisClusterConnection<String, String>> opening;
+        try {
+            // Lettuce's connectAsync needs a slot map first (it fails at once without one); both are asynchronous.
+            // The connect itself is started on our thread, not on the Lettuce thread that read the slot map.
+            opening = client.refreshPartitionsAsync().toCompletableFuture()
+                    .thenComposeAsync(ignored -> client.connectAsync(StringCodec.UTF8), connector);
+        } catch (RuntimeException e) {
+            opening = CompletableFuture.failedFuture(e);
+        }
+        opening.whenComplete((opened, error) -> settle(id, opened, error));
+    }
+
+    /**
+     * Takes a connection or counts a failure. Runs on whichever thread completed the attempt, a Lettuce
+     * thread included, so it only records and schedules: nothing in it blocks.
+     */
+    private void settle(long id, StatefulRedisClusterConnection<String, String> opened, Throwable error) {
+        Throwable failure = error;
+        if (opened != null) {
+            String gap = coverageGap(opened);
+            boolean adopted = false;
+            synchronized (lock) {
+                if (!closed && connection == null && gap == null) {
+                    this.commands = opened.async();
+                    this.connection = opened;
+                    this.status = new ConnectionStatus(true, clock.instant(), failures, status.lastError());
+                    settledAttempt = id;
+                    adopted = true;
+                }
+            }
+            if (adopted) {
+                log.info("connected to the Redis Cluster at {}{}", seeds, failures == 0 ? "" : " after " + failures + " failed attempts");
+                connected.complete(null);
+                firstOutcome.complete(null);
+                return;
+            }
+            // half-made (the slot map is incomplete), late (another attempt won) or after close(): never leaked
+            opened.closeAsync();
+            if (gap == null) {
+                return;
+            }
+            failure = new IllegalStateException(gap);
+        }
+        recordFailure(id, describe(failure));
+    }
+
+    /** The attempt has not settled within its limit: counted as failed, and the next one is scheduled. */
+    private void giveUp(long id) {
+        recordFailure(id, "no connection within " + attemptLimit.toMillis() + " ms");
+    }
+
+    private void recordFailure(long id, String reason) {
+        boolean warn;
+        int failed;
+        synchronized (lock) {
+            if (closed || connection != null || id != currentAttempt || settledAttempt == id) {
+                return; // settled already, or a late failure of an attempt given up on
+            }
+            settledAttempt = id;
+            failed = ++failures;
+            status = new ConnectionStatus(false, status.since(), failed, reason);
+            long now = System.nanoTime();
+            warn = failed == 1 || now - lastWarnNanos >= WARN_EVERY_NANOS;
+            if (warn) {
+                lastWarnNanos = now;
+            }
+        }
+        firstOutcome.complete(null);
+        Duration delay = backoff.delay(failed, ThreadLocalRandom.current());
+        if (warn) {
+            // the pod keeps serving; tollgate.store.connected and tollgate.store.calls{outcome=not_connected} alert
+            log.warn("cannot connect to the Redis Cluster at {} ({} failed attempts since {}): {}; retrying with backoff up to {} ms, fail modes apply meanwhile",
+                    seeds, failed, status.since(), reason, backoff.max().toMillis());
+        } else {
+            log.debug("still cannot connect to the Redis Cluster at {}: {}; next attempt in {} ms", seeds, reason, delay.toMillis());
         }
         try {
-            StatefulRedisClusterConnection<String, String> opened = client.connect();
-            this.commands = opened.async();
-            this.connection = opened;
-            log.info("connected to the Redis Cluster at {}", seeds);
-        } catch (RuntimeException e) {
-            // once at WARN, then quietly: the pod keeps serving, and tollgate.store.calls{outcome=not_connected} alerts
-            boolean first = connectFailures++ == 0;
-            String reason = isAccessDenial(e) ? "the cluster refused our credentials" : safeMessage(e);
-            if (first) {
-                log.warn("cannot connect to the Redis Cluster at {}: {}; retrying every {} s, fail modes apply meanwhile",
-                        seeds, reason, RECONNECT_INTERVAL.toSeconds());
-            } else {
-                log.debug("still cannot connect to the Redis Cluster at {}: {}", seeds, reason);
-            }
-            resources.eventExecutorGroup().schedule(this::tryConnect, RECONNECT_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            connector.schedule(this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile
         }
     }
 
+    /**
+     * A node that answers before the cluster is formed (or one with unassigned slots) gives a slot map
+     * that does not cover every slot: not counted as reaching the store, and tried again.
+     */
+    private static String coverageGap(StatefulRedisClusterConnection<String, String> opened) {
+        var partitions = opened.getPartitions();
+        int covered = 0;
+        for (int slot = 0; slot < SlotHash.SLOT_COUNT; slot++) {
+            if (partitions.getPartitionBySlot(slot) != null) {
+                covered++;
+            }
+        }
+        return covered == SlotHash.SLOT_COUNT ? null
+                : "the cluster's slot map covers " + covered + " of " + SlotHash.SLOT_COUNT + " slots (not formed yet?)";
+    }
+
+    /** A failure's reason, for the log and for health: one line, credentials stripped. */
+    static String describe(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (isAccessDenial(cause)) {
+            return "the cluster refused our credentials";
+        }
+        String reason = safeMessage(cause);
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause && root.getMessage() != null) {
+            // the root cause first ("Connection refused", "timed out"): Lettuce's outer messages list every seed
+            reason = safeMessage(root) + " (" + reason + ")";
+        }
+        reason = reason.replaceAll("\\s+", " ").trim();
+        return reason.length() > 400 ? reason.substring(0, 400) + "..." : reason;
+    }
+
+    /** Whether the pod has reached its store since it started (it stays so through later node outages). */
     public boolean isConnected() {
         return connection != null;
+    }
+
+    /** For health: connected or not, since when, and why not. */
+    public ConnectionStatus status() {
+        return status;
+    }
+
+    /** Waits up to {@code max} for the store to be connected; for start-up and tests. */
+    public boolean awaitConnected(Duration max) {
+        try {
+            connected.get(max.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    /** The name of the thread that connects, for tests that check it is gone after close. */
+    String connectorThreadName() {
+        return connectorName;
+    }
+
+    /**
+     * @param connected  whether the pod has a cluster connection (it has reached its store since start)
+     * @param since      when it started trying (not connected) or when it connected
+     * @param failures   failed attempts so far
+     * @param lastError  why the last attempt failed, without credentials; null before any failure
+     */
+    public record ConnectionStatus(boolean connected, Instant since, int failures, String lastError) {
     }
 
     static ClusterClientOptions clientOptions(RedisStoreSettings settings) {
@@ -124,7 +321,7 @@ public final class RedisCounterStore implements CounterStore {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.builder().fixedTimeout(settings.commandTimeout()).build())
                 .socketOptions(SocketOptions.builder()
-                        .connectTimeout(Duration.ofMillis(Math.max(200, settings.commandTimeout().toMillis() * 20)))
+                        .connectTimeout(settings.connectTimeout())
                         .keepAlive(true)
                         .tcpNoDelay(true)
                         .build())
@@ -134,10 +331,13 @@ public final class RedisCounterStore implements CounterStore {
     private static final StoreException NOT_CONNECTED =
             new StoreException(StoreException.Kind.UNAVAILABLE, "not_connected", "not connected to the Redis Cluster", null);
 
-    private static List<RedisURI> uris(RedisStoreSettings settings) {
+    static List<RedisURI> uris(RedisStoreSettings settings) {
         List<RedisURI> uris = new ArrayList<>();
         for (String seed : settings.seeds()) {
-            RedisURI.Builder uri = RedisURI.builder(RedisURI.create(seed)).withTimeout(settings.commandTimeout());
+            // Lettuce bounds the handshake (HELLO/AUTH) and slot-map reads by the URI's timeout; commands have
+            // their own fixed timeout (clientOptions). With the 5 ms command timeout here, a pod's first
+            // handshake failed on a cold JVM and, before retries were fixed, it never connected (issue 11).
+            RedisURI.Builder uri = RedisURI.builder(RedisURI.create(seed)).withTimeout(settings.connectTimeout());
             if (settings.password() != null) {
                 uri = settings.username() != null
                         ? uri.withAuthentication(settings.username(), settings.password().toCharArray())
@@ -238,8 +438,8 @@ public final class RedisCounterStore implements CounterStore {
         return redact(message);
     }
 
-    static String redact(String text) {
-        return text.replaceAll("(rediss?://)[^@/\\s]*@", "$1****@");
+    public static String redact(String text) {
+        return text.replaceAll("(?i)(rediss?://)[^@/\\s]*@", "$1****@");
     }
 
     private static List<String> redacted(List<String> seeds) {
@@ -263,13 +463,26 @@ public final class RedisCounterStore implements CounterStore {
         return connection;
     }
 
+    /**
+     * Stops connecting and closes whatever is open. A connect still in flight is cut by the client's
+     * shutdown; a connection that arrives after this is closed by {@link #settle}.
+     */
     @Override
     public void close() {
-        closed = true;
-        if (connection != null) {
-            connection.close();
+        StatefulRedisClusterConnection<String, String> open;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = connection;
+        }
+        connector.shutdownNow();
+        if (open != null) {
+            open.close();
         }
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+        firstOutcome.complete(null);
     }
 }

@@ -66,6 +66,8 @@ public final class RedisCluster implements AutoCloseable {
     private final boolean withReplicas;
     private final int nodeTimeoutMs;
     private final String password;
+    /** Client ports the caller chose (see {@link Builder#ports}), used in start order; empty: free ones. */
+    private final List<Integer> givenPorts;
     private final Path root;
     private final AdminClient admin;
     private final List<Node> nodes = new CopyOnWriteArrayList<>();
@@ -83,6 +85,10 @@ public final class RedisCluster implements AutoCloseable {
         this.withReplicas = builder.replicas;
         this.nodeTimeoutMs = builder.nodeTimeoutMs;
         this.password = builder.password;
+        this.givenPorts = builder.ports;
+        if (!givenPorts.isEmpty() && givenPorts.size() != (withReplicas ? 2 * PRIMARIES : PRIMARIES)) {
+            throw new IllegalArgumentException("ports: give one per node, " + (withReplicas ? 2 * PRIMARIES : PRIMARIES) + ", not " + givenPorts);
+        }
         Leftovers.reapOnce();
         try {
             this.root = Files.createTempDirectory(Leftovers.PREFIX);
@@ -129,6 +135,14 @@ public final class RedisCluster implements AutoCloseable {
             }
         }
         return sharedCluster;
+    }
+
+    /**
+     * Client ports that are free now, with their bus ports (+10000), and that no other cluster of this JVM
+     * will take: for a test that points a client at a cluster before starting it ({@link Builder#ports}).
+     */
+    public static List<Integer> reservePorts(int count) {
+        return IntStream.range(0, count).mapToObj(i -> reservePort()).toList();
     }
 
     /** A private cluster, owned and closed by the caller. */
@@ -254,7 +268,7 @@ public final class RedisCluster implements AutoCloseable {
     private void launchAll(Path binary, int count) {
         List<Node> started = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            started.add(spawn(binary));
+            started.add(spawn(binary, givenPorts.isEmpty() ? reservePort() : givenPorts.get(i)));
         }
         for (Node node : started) {
             nodes.add(awaitOrRespawn(node, binary));
@@ -274,7 +288,8 @@ public final class RedisCluster implements AutoCloseable {
                     throw e;
                 }
                 log.debug("redis-server on port {} did not come up (attempt {}): {}", candidate.port(), attempt, e.getMessage());
-                candidate = spawn(binary);
+                // a given port is the caller's to keep: it is tried again, not swapped for another
+                candidate = spawn(binary, givenPorts.isEmpty() ? reservePort() : candidate.port());
             }
         }
     }
@@ -283,12 +298,11 @@ public final class RedisCluster implements AutoCloseable {
      * Under {@link #lifecycle}, as is {@link #destroy()}: a shutdown hook that stops the cluster while it is still
      * starting (a Ctrl-C) either waits for this node and stops it, or this sees the cluster stopped and starts none.
      */
-    private Node spawn(Path binary) {
+    private Node spawn(Path binary, int port) {
         synchronized (lifecycle) {
             if (destroyed.get()) {
                 throw new IllegalStateException("the cluster was stopped while it started");
             }
-            int port = reservePort();
             Path directory = root.resolve("node-" + port);
             try {
                 Files.createDirectories(directory);
@@ -621,8 +635,18 @@ public final class RedisCluster implements AutoCloseable {
         private int nodeTimeoutMs = 5000;
         private String password;
         private Duration startupTimeout = Duration.ofSeconds(30);
+        private List<Integer> ports = List.of();
 
         private Builder() {
+        }
+
+        /**
+         * The nodes' client ports, one per node in start order (primaries, then replicas), e.g. from
+         * {@link #reservePorts}; default: free ports picked at start.
+         */
+        public Builder ports(List<Integer> ports) {
+            this.ports = List.copyOf(ports);
+            return this;
         }
 
         /** One replica per primary (6 nodes); needed for failover tests. Default: none. */

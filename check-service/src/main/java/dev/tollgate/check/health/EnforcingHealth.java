@@ -1,0 +1,59 @@
+package dev.tollgate.check.health;
+
+import dev.tollgate.check.config.CheckProperties;
+import dev.tollgate.check.rules.RulesWatcher;
+import dev.tollgate.limiter.store.RedisCounterStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.stereotype.Component;
+
+import java.time.Clock;
+
+/**
+ * The readiness group's own member (with Boot's {@code readinessState}): OUT_OF_SERVICE until the pod
+ * enforces, see {@link EnforcingGate}. Liveness does not include it: a pod waiting for its rules or its
+ * store is alive and must not be restarted.
+ */
+@Component("enforcingHealthIndicator")
+class EnforcingHealth implements HealthIndicator {
+
+    private static final Logger log = LoggerFactory.getLogger(EnforcingHealth.class);
+
+    private final RedisCounterStore store;
+    private final RulesWatcher watcher;
+    private final Clock clock;
+    private final EnforcingGate gate;
+
+    EnforcingHealth(RedisCounterStore store, CheckProperties properties, ObjectProvider<RulesWatcher> watcher) {
+        this.store = store;
+        this.watcher = watcher.getIfAvailable();
+        this.clock = Clock.systemUTC();
+        this.gate = new EnforcingGate(store.status().since(), properties.readiness().storeGrace());
+    }
+
+    @Override
+    public Health health() {
+        boolean holdsRules = watcher == null || watcher.holdsRules();
+        RedisCounterStore.ConnectionStatus connection = store.status();
+        EnforcingGate.Verdict verdict = gate.check(holdsRules, connection.connected(), clock.instant());
+        if (verdict.becameReady()) {
+            if (connection.connected()) {
+                log.info("ready: enforcing, with rules and the counter store");
+            } else {
+                log.warn("ready in fallback: the counter store has not been reached ({}); every rule answers by its fail mode "
+                        + "until it is (tollgate_store_connected is 0)", connection.lastError());
+            }
+        }
+        Health.Builder health = Health.status(verdict.ready() ? Status.UP : Status.OUT_OF_SERVICE)
+                .withDetail("mode", verdict.mode())
+                .withDetail("rules", watcher == null ? "static rules file" : watcher.holdsRules() ? "snapshot applied" : "none yet");
+        if (!verdict.waitingFor().isEmpty()) {
+            health.withDetail("waitingFor", verdict.waitingFor());
+        }
+        return health.build();
+    }
+}

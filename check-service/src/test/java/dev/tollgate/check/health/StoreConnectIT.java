@@ -1,0 +1,189 @@
+package dev.tollgate.check.health;
+
+import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A check-service pod and its counter store, as issue 11 found them broken: a pod started before its
+ * Redis Cluster exists enforces within 2 s of the cluster answering; until then it says so (health,
+ * readiness, {@code tollgate_store_connected}) and sizes fallback by its pod floor, not by 1; once
+ * ready, a store outage does not take readiness away; a pod that never reaches its store turns ready
+ * in fallback after its grace.
+ *
+ * <p>These pods run with {@code management.endpoint.health.show-details=always} so that the test can
+ * read what an authorized operator sees; the shipped configuration shows details to authorized
+ * callers only, which {@link #showsAnonymousCallersNoHealthDetailsAndNoMetricsEndpoint} checks.
+ */
+class StoreConnectIT {
+
+    private static final Logger log = LoggerFactory.getLogger(StoreConnectIT.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+    private static final Pattern CONNECTED = Pattern.compile("(?m)^tollgate_store_connected\\{[^}]*} (\\S+)$");
+
+    @Test
+    void aPodStartedBeforeItsClusterEnforcesWithinTwoSecondsOfTheClusterAnswering() throws Exception {
+        List<Integer> ports = RedisCluster.reservePorts(3);
+        String seeds = String.join(",", ports.stream().map(port -> "redis://127.0.0.1:" + port).toList());
+        try (ConfigurableApplicationContext pod = startPod(seeds, "--tollgate.pods.min=4")) {
+            String base = baseUrl(pod);
+            // not enforcing: not ready (yet alive), and saying why
+            assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(503);
+            assertThat(get(base, "/actuator/health/liveness").statusCode()).isEqualTo(200);
+            // generous: a fresh pod's first health call on a loaded 2-core machine has taken seconds
+            await().atMost(Duration.ofSeconds(20)).until(() -> health(base).at("/components/counterStore/details/failedAttempts").asInt() >= 1);
+            JsonNode store = health(base).at("/components/counterStore");
+            assertThat(store.at("/status").asString()).isEqualTo("UP");
+            assertThat(store.at("/details/connected").asBoolean()).isFalse();
+            assertThat(store.at("/details/notConnectedSince").asString()).isNotBlank();
+            assertThat(store.at("/details/lastError").asString()).containsIgnoringCase("refused");
+            assertThat(health(base).at("/components/enforcing/details/waitingFor/0").asString()).startsWith("the counter store");
+            assertThat(connectedGauge(base)).isEqualTo(0.0);
+
+            // fallback sized by the floor of 4 pods: 200 x 2 / 4 = 100 tokens, not 200 x 2 / 1 = 400 (review M2)
+            JsonNode fallback = check(base, "acct_" + UUID.randomUUID());
+            assertThat(fallback.at("/entries/0/fallback").asString()).isEqualTo("fail_open");
+            assertThat(fallback.at("/entries/0/remaining").asLong()).isEqualTo(99);
+
+            long starting = System.nanoTime();
+            try (RedisCluster cluster = RedisCluster.builder().ports(ports).start()) {
+                long answering = System.nanoTime();
+                // its nodes answer PING within milliseconds of starting; slots are served about 2 s later (CLUSTER_WRITABLE_DELAY)
+                log.info("the cluster took {} ms to start and form", Duration.ofNanos(answering - starting).toMillis());
+                AtomicLong enforcedAt = new AtomicLong();
+                String key = "acct_" + UUID.randomUUID();
+                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                    JsonNode answer = check(base, key);
+                    if (answer.at("/entries/0/fallback").isMissingNode()) {
+                        enforcedAt.set(System.nanoTime());
+                        return true;
+                    }
+                    return false;
+                });
+                Duration took = Duration.ofNanos(Math.max(0, enforcedAt.get() - answering));
+                log.info("enforcing {} ms after the cluster was healthy", took.toMillis());
+                assertThat(took).isLessThanOrEqualTo(Duration.ofSeconds(2));
+                assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(200);
+                assertThat(connectedGauge(base)).isEqualTo(1.0);
+                assertThat(health(base).at("/components/enforcing/details/mode").asString()).isEqualTo("enforcing");
+            }
+
+            // the cluster is gone again: a store outage must not pull the pod (every pod of the region would go)
+            await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+                    .until(() -> get(base, "/actuator/health/readiness").statusCode() == 200);
+            assertThat(check(base, "acct_" + UUID.randomUUID()).at("/entries/0/fallback").asString()).isEqualTo("fail_open");
+        }
+    }
+
+    @Test
+    void aPodThatNeverReachesItsStoreTurnsReadyInFallbackAfterItsGrace() throws Exception {
+        try (ConfigurableApplicationContext pod = startPod("redis://127.0.0.1:" + closedPort(), "--tollgate.readiness.store-grace=1s")) {
+            String base = baseUrl(pod);
+            assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(503);
+            Instant tryingSince = Instant.parse(health(base).at("/components/counterStore/details/notConnectedSince").asString());
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> get(base, "/actuator/health/readiness").statusCode() == 200);
+            assertThat(Instant.now()).isAfterOrEqualTo(tryingSince.plusSeconds(1));
+            assertThat(health(base).at("/components/enforcing/details/mode").asString()).startsWith("fallback");
+            assertThat(health(base).at("/components/counterStore/details/connected").asBoolean()).isFalse();
+            assertThat(connectedGauge(base)).as("the alert's gauge").isEqualTo(0.0);
+            assertThat(check(base, "acct_" + UUID.randomUUID()).at("/entries/0/fallback").asString()).isEqualTo("fail_open");
+        }
+    }
+
+    @Test
+    void showsAnonymousCallersNoHealthDetailsAndNoMetricsEndpoint() throws Exception {
+        String seeds = String.join(",", RedisCluster.shared().seedUris());
+        try (ConfigurableApplicationContext pod = startPodAsShipped(seeds)) {
+            String base = baseUrl(pod);
+            HttpResponse<String> health = get(base, "/actuator/health");
+            assertThat(health.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(health.body()).propertyNames()).contains("status").doesNotContain("components", "details");
+            assertThat(get(base, "/actuator/health/readiness").body()).doesNotContain("components", "details");
+            assertThat(get(base, "/actuator/metrics").statusCode()).isEqualTo(404);
+            assertThat(connectedGauge(base)).isEqualTo(1.0);
+        }
+    }
+
+    private static ConfigurableApplicationContext startPod(String seeds, String... more) {
+        List<String> arguments = new ArrayList<>(List.of("--management.endpoint.health.show-details=always"));
+        arguments.addAll(List.of(more));
+        return startPodAsShipped(seeds, arguments.toArray(String[]::new));
+    }
+
+    private static ConfigurableApplicationContext startPodAsShipped(String seeds, String... more) {
+        List<String> arguments = new ArrayList<>(List.of("--server.port=0",
+                "--tollgate.redis.seeds=" + seeds,
+                // generous, so that a slow first script on a busy machine is not mistaken for a fallback
+                "--tollgate.redis.command-timeout=200ms",
+                "--tollgate.rules.file=src/test/resources/rules-test.yml"));
+        arguments.addAll(List.of(more));
+        return new SpringApplicationBuilder(CheckServiceApplication.class)
+                .web(WebApplicationType.REACTIVE)
+                .run(arguments.toArray(String[]::new));
+    }
+
+    private static String baseUrl(ConfigurableApplicationContext pod) {
+        return "http://127.0.0.1:" + pod.getEnvironment().getProperty("local.server.port");
+    }
+
+    private static HttpResponse<String> get(String base, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(15)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode health(String base) throws IOException, InterruptedException {
+        return JSON.readTree(get(base, "/actuator/health").body());
+    }
+
+    private static double connectedGauge(String base) throws IOException, InterruptedException {
+        Matcher gauge = CONNECTED.matcher(get(base, "/actuator/prometheus").body());
+        assertThat(gauge.find()).as("tollgate_store_connected is exported").isTrue();
+        return Double.parseDouble(gauge.group(1));
+    }
+
+    /** One check of growth-global (burst 200, fail_mode open). */
+    private static JsonNode check(String base, String key) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/ratelimit:check"))
+                        .timeout(Duration.ofSeconds(5))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(
+                                "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"" + key + "\"}]}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
