@@ -65,7 +65,7 @@ public final class RedisCluster implements AutoCloseable {
     private final boolean shared;
     private final boolean withReplicas;
     private final int nodeTimeoutMs;
-    private final String password;
+    private final List<Integer> fixedPorts;
     private final Path root;
     private final AdminClient admin;
     private final List<Node> nodes = new CopyOnWriteArrayList<>();
@@ -82,7 +82,7 @@ public final class RedisCluster implements AutoCloseable {
         this.shared = shared;
         this.withReplicas = builder.replicas;
         this.nodeTimeoutMs = builder.nodeTimeoutMs;
-        this.password = builder.password;
+        this.fixedPorts = builder.ports;
         Leftovers.reapOnce();
         try {
             this.root = Files.createTempDirectory(Leftovers.PREFIX);
@@ -90,7 +90,7 @@ public final class RedisCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not create a temp dir for the cluster", e);
         }
-        this.admin = new AdminClient(password);
+        this.admin = new AdminClient(builder.password);
         // Registered before the first process starts: a JVM that exits mid-start must not leave servers behind.
         this.shutdownHook = new Thread(this::destroy, "tollgate-redis-cluster-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -173,8 +173,53 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /** The password the nodes require now: the builder's, or the last {@link #changePassword(String)}. */
     public Optional<String> password() {
-        return Optional.ofNullable(password);
+        return Optional.ofNullable(admin.password());
+    }
+
+    /**
+     * Makes every live node require {@code newPassword} from now on ({@code CONFIG SET requirepass}, and
+     * {@code masterauth} so that replicas still sync). Connections already authenticated stay open; new ones
+     * (a client's reconnect) must show the new password. The cluster's own calls, {@link Node#uri()} and
+     * {@link #restart(Node)} use it from now on.
+     */
+    public void changePassword(String newPassword) {
+        Objects.requireNonNull(newPassword, "newPassword");
+        requireOwned("change the password of");
+        for (Node node : nodes) {
+            if (node.isResponsive()) {
+                admin.call(node.port(), commands -> {
+                    commands.configSet("masterauth", newPassword);
+                    return commands.configSet("requirepass", newPassword);
+                });
+            }
+        }
+        admin.password(newPassword);
+    }
+
+    /**
+     * Starts a killed node again: the same port, directory and {@code nodes.conf}, so it rejoins with its old
+     * node ID and, once it hears that its replica took over its slots, follows it as a replica. Returns when
+     * the process answers; {@link #awaitHealthy(Duration)} then waits for the cluster to agree on it.
+     */
+    public void restart(Node node) {
+        requireOwned("restart a node of");
+        if (!nodes.contains(node)) {
+            throw new IllegalArgumentException(node + " is not a node of " + this);
+        }
+        if (node.isAlive()) {
+            throw new IllegalStateException(node + " is still running; kill it first");
+        }
+        Path binary = RedisBinary.resolve();
+        synchronized (lifecycle) {
+            if (destroyed.get()) {
+                throw new IllegalStateException("the cluster is stopped");
+            }
+            // already in spawned from its first start: destroy() ends whatever process it has now
+            node.restarted(startProcess(binary, node.port(), node.directory()));
+        }
+        awaitAnswering(node);
     }
 
     public Duration nodeTimeout() {
@@ -229,6 +274,13 @@ public final class RedisCluster implements AutoCloseable {
         return promoted.get();
     }
 
+    private void requireOwned(String action) {
+        if (shared) {
+            throw new UnsupportedOperationException("cannot " + action + " the shared cluster: other tests use it; "
+                    + "start a private one with RedisCluster.builder()...start()");
+        }
+    }
+
     /** Stops every process and removes the temp dirs. Refused on the shared cluster. */
     @Override
     public void close() {
@@ -252,9 +304,12 @@ public final class RedisCluster implements AutoCloseable {
      * with its process, so starting them together keeps the cluster's start at about 2 s.
      */
     private void launchAll(Path binary, int count) {
+        if (fixedPorts != null && fixedPorts.size() != count) {
+            throw new IllegalArgumentException("ports: " + count + " nodes need " + count + " ports, got " + fixedPorts);
+        }
         List<Node> started = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            started.add(spawn(binary));
+            started.add(fixedPorts == null ? spawn(binary) : spawn(binary, fixedPorts.get(i)));
         }
         for (Node node : started) {
             nodes.add(awaitOrRespawn(node, binary));
@@ -270,7 +325,8 @@ public final class RedisCluster implements AutoCloseable {
             } catch (RuntimeException e) {
                 // Most likely another process took the port (or its bus port) between our check and the bind.
                 candidate.destroy();
-                if (attempt == LAUNCH_ATTEMPTS) {
+                if (attempt == LAUNCH_ATTEMPTS || fixedPorts != null) {
+                    // a port the caller chose cannot be swapped for another: whoever holds it must be named
                     throw e;
                 }
                 log.debug("redis-server on port {} did not come up (attempt {}): {}", candidate.port(), attempt, e.getMessage());
@@ -284,30 +340,43 @@ public final class RedisCluster implements AutoCloseable {
      * starting (a Ctrl-C) either waits for this node and stops it, or this sees the cluster stopped and starts none.
      */
     private Node spawn(Path binary) {
+        return spawn(binary, reservePort());
+    }
+
+    private Node spawn(Path binary, int port) {
         synchronized (lifecycle) {
             if (destroyed.get()) {
                 throw new IllegalStateException("the cluster was stopped while it started");
             }
-            int port = reservePort();
             Path directory = root.resolve("node-" + port);
             try {
                 Files.createDirectories(directory);
-                Process process = new ProcessBuilder(command(binary, port, directory))
-                        .directory(directory.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(directory.resolve("redis.log").toFile())
-                        .start();
-                Node node = new Node(port, directory, process, admin, password, shared);
-                spawned.add(node);
-                Leftovers.markProcess(directory, process);
-                return node;
             } catch (IOException e) {
-                throw new UncheckedIOException("could not start " + binary, e);
+                throw new UncheckedIOException("could not create " + directory, e);
             }
+            Node node = new Node(port, directory, startProcess(binary, port, directory), admin, shared);
+            spawned.add(node);
+            return node;
+        }
+    }
+
+    /** The process only, appending to the node's log (a restarted node's log keeps its first life). */
+    private Process startProcess(Path binary, int port, Path directory) {
+        try {
+            Process process = new ProcessBuilder(command(binary, port, directory))
+                    .directory(directory.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("redis.log").toFile()))
+                    .start();
+            Leftovers.markProcess(directory, process);
+            return process;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + binary, e);
         }
     }
 
     private List<String> command(Path binary, int port, Path directory) {
+        String password = admin.password();
         List<String> command = new ArrayList<>(List.of(
                 binary.toString(),
                 "--port", Integer.toString(port),
@@ -620,6 +689,7 @@ public final class RedisCluster implements AutoCloseable {
         private boolean replicas;
         private int nodeTimeoutMs = 5000;
         private String password;
+        private List<Integer> ports;
         private Duration startupTimeout = Duration.ofSeconds(30);
 
         private Builder() {
@@ -647,6 +717,25 @@ public final class RedisCluster implements AutoCloseable {
         /** {@code requirepass} (and {@code masterauth}) on every node; clients must AUTH. Default: none. */
         public Builder password(String password) {
             this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * The client ports of the nodes, in start order (primaries, then replicas: 3 or 6 of them), for a test
+         * that must name the cluster before it exists, e.g. clients started first. Each port's bus port
+         * (port + 10000) must be free too. Default: free ports chosen at start.
+         */
+        public Builder ports(List<Integer> ports) {
+            List<Integer> copy = List.copyOf(ports);
+            if (copy.stream().distinct().count() != copy.size()) {
+                throw new IllegalArgumentException("ports must be distinct, were " + copy);
+            }
+            for (int port : copy) {
+                if (port < 1 || port + BUS_PORT_OFFSET > 65535) {
+                    throw new IllegalArgumentException("port " + port + " leaves no room for its bus port (port + " + BUS_PORT_OFFSET + ")");
+                }
+            }
+            this.ports = copy;
             return this;
         }
 
