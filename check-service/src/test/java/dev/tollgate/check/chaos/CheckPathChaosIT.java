@@ -1,11 +1,14 @@
 package dev.tollgate.check.chaos;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,14 +39,23 @@ class CheckPathChaosIT {
     private static final Duration AFTER_CLEAR = Scenario.LIMITS.recovery().plusMillis(1_000);
 
     private static Path scratch;
+    private static Level lettuceLevel;
 
+    /**
+     * Lettuce logs every refused reconnect and topology refresh at WARN with a stack trace: thousands of lines
+     * that the faults cause on purpose and that would bury the report. Errors still show.
+     */
     @BeforeAll
-    static void scratch() throws IOException {
+    static void quietLettuce() throws IOException {
         scratch = Files.createTempDirectory("tollgate-chaos");
+        Logger lettuce = (Logger) LoggerFactory.getLogger("io.lettuce");
+        lettuceLevel = lettuce.getLevel();
+        lettuce.setLevel(Level.ERROR);
     }
 
     @AfterAll
     static void removeScratch() throws IOException {
+        ((Logger) LoggerFactory.getLogger("io.lettuce")).setLevel(lettuceLevel);
         try (Stream<Path> files = Files.walk(scratch)) {
             files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         }

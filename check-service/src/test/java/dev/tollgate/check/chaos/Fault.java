@@ -9,14 +9,23 @@ import java.util.Set;
  */
 final class Fault {
 
+    /** Done by the scenario, or suffered by the box the suite runs on (see {@link BoxStalls}). */
+    enum Origin { INJECTED, BOX }
+
     private final String name;
+    private final Origin origin;
     /** The hash tags of the keys it hits; null when it hits every shard. */
     private final Set<String> keys;
     private final long startNanos;
     private volatile long clearedNanos = -1;
 
     Fault(String name, Set<String> keys, long startNanos) {
+        this(name, Origin.INJECTED, keys, startNanos);
+    }
+
+    Fault(String name, Origin origin, Set<String> keys, long startNanos) {
         this.name = name;
+        this.origin = origin;
         this.keys = keys == null ? null : Set.copyOf(keys);
         this.startNanos = startNanos;
     }
@@ -27,6 +36,10 @@ final class Fault {
 
     boolean hits(Target target) {
         return keys == null || keys.contains(target.key());
+    }
+
+    boolean injected() {
+        return origin == Origin.INJECTED;
     }
 
     boolean everywhere() {
@@ -40,6 +53,10 @@ final class Fault {
     /** The fault is over from now: the recovery budget starts. */
     void cleared() {
         clearedNanos = System.nanoTime();
+    }
+
+    void clearedAt(long nanos) {
+        clearedNanos = nanos;
     }
 
     boolean isCleared() {

@@ -116,6 +116,31 @@ final class Ledger {
         return List.copyOf(faults);
     }
 
+    /** A stall of the whole JVM the pods run in: every shard's calls in flight may time out (see {@link BoxStalls}). */
+    void boxStall(BoxStalls.Stall stall) {
+        Fault fault = new Fault("box stall of " + stall.millis() + " ms", Fault.Origin.BOX, null, stall.startNanos());
+        fault.clearedAt(stall.endNanos());
+        faults.add(fault);
+    }
+
+    private List<Fault> injected() {
+        return faults.stream().filter(Fault::injected).toList();
+    }
+
+    /**
+     * Sent while the box stalled, within a deadline before (in flight when it began), or within the recovery budget
+     * after (the shard breakers the stall opened): its fail-mode answer is the box's doing.
+     */
+    private boolean excusedByTheBox(Answer answer) {
+        for (Fault fault : faults) {
+            if (!fault.injected() && answer.sentNanos() >= fault.startNanos() - limits.deadline().toNanos()
+                    && answer.sentNanos() <= fault.clearedNanos() + limits.recovery().toNanos()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     // ---- the invariants
 
     /** The five invariants every store fault is held to. */
@@ -170,7 +195,7 @@ final class Ledger {
     Finding recoveredInTime() {
         List<String> examples = new ArrayList<>();
         int count = 0;
-        for (Fault fault : faults) {
+        for (Fault fault : injected()) {
             Recovery recovery = recovery(fault);
             if (!recovery.withinBudget(limits.recovery())) {
                 count++;
@@ -212,15 +237,22 @@ final class Ledger {
     List<String> report(boolean bounded) {
         List<String> lines = new ArrayList<>();
         List<Bound> bounds = bounds();
-        for (Fault fault : faults) {
+        for (Fault fault : injected()) {
             long from = fault.startNanos();
             long to = fault.isCleared() ? fault.clearedNanos() + limits.recovery().toNanos() : Long.MAX_VALUE;
             List<Answer> during = answers().stream().filter(a -> a.sentNanos() >= from && a.sentNanos() < to).toList();
             List<Bound> hit = bounds.stream().filter(b -> fault.hits(b.target())).toList();
             Recovery recovery = recovery(fault);
-            lines.add(String.format("CHAOS %s | %s: %s%s | recovery %s",
-                    scenario, fault.name(), traffic(during), bounded ? " | admitted vs bound on its limits: " + admitted(hit) : "", recovery.figure()));
+            lines.add(String.format("CHAOS %s | %s (at +%.1f s, cleared after %s): %s%s | recovery %s",
+                    scenario, fault.name(), (fault.startNanos() - originNanos) / 1e9,
+                    fault.isCleared() ? String.format("%.1f s", (fault.clearedNanos() - fault.startNanos()) / 1e9) : "never",
+                    traffic(during), bounded ? " | admitted vs bound on its limits: " + admitted(hit) : "", recovery.figure()));
         }
+        List<Fault> stalls = faults.stream().filter(f -> !f.injected()).toList();
+        lines.add(String.format("CHAOS %s | box stalls of %d ms or more (GC, starved CPU; their fail-mode answers are excused): %d%s",
+                scenario, BoxStalls.THRESHOLD.toMillis(), stalls.size(), stalls.isEmpty() ? ""
+                        : ", longest " + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).max().orElse(0) + " ms, "
+                        + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).sum() + " ms in all"));
         lines.add(String.format("CHAOS %s | whole run (%.1f s): %s%s",
                 scenario, (System.nanoTime() - originNanos) / 1e9, traffic(answers()), bounded ? " | admitted vs bound: " + admitted(bounds) : ""));
         return lines;
@@ -259,14 +291,25 @@ final class Ledger {
 
     // ---- helpers
 
+    /**
+     * Whether an answer overlapped a fault that hits its limit: it was sent before the fault's recovery budget ran
+     * out and answered after the fault began (a request in flight when a fault begins is the fault's too).
+     */
     private boolean duringFaultOf(Answer answer) {
-        for (Fault fault : faults) {
-            long end = fault.isCleared() ? fault.clearedNanos() + limits.recovery().toNanos() : Long.MAX_VALUE;
-            if (fault.hits(answer.target()) && answer.sentNanos() >= fault.startNanos() && answer.sentNanos() <= end) {
+        if (excusedByTheBox(answer)) {
+            return true;
+        }
+        for (Fault fault : injected()) {
+            if (overlapped(answer, fault)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private boolean overlapped(Answer answer, Fault fault) {
+        long end = fault.isCleared() ? fault.clearedNanos() + limits.recovery().toNanos() : Long.MAX_VALUE;
+        return fault.hits(answer.target()) && answer.sentNanos() <= end && answer.answeredNanos() >= fault.startNanos();
     }
 
     /** Admitted vs bound of one limit and key, over the whole run. */
@@ -349,7 +392,7 @@ final class Ledger {
         }
         long cleared = fault.clearedNanos();
         // up to the next fault that hits the same shards: what follows is that fault's to explain
-        long until = faults.stream()
+        long until = injected().stream()
                 .filter(other -> other.startNanos() > fault.startNanos() && (other.everywhere() || fault.everywhere() || overlaps(fault, other)))
                 .mapToLong(Fault::startNanos).min().orElse(Long.MAX_VALUE);
         Predicate<Answer> concerned = a -> fault.hits(a.target()) && a.sentNanos() >= cleared && a.sentNanos() < until;
@@ -360,7 +403,10 @@ final class Ledger {
         for (Answer answer : after) {
             long since = answer.sentNanos() - cleared;
             observed = Math.max(observed, since);
-            if (answer.degraded() && since > lastDegraded) {
+            // a hang is never the box's doing, nor a later fault's: a stall ends, an answer that never comes does not
+            boolean explained = answer.answered() && (excusedByTheBox(answer) || injected().stream()
+                    .anyMatch(later -> later != fault && later.startNanos() > fault.startNanos() && overlapped(answer, later)));
+            if (answer.degraded() && since > lastDegraded && !explained) {
                 lastDegraded = since;
                 lastDegradedAnswer = answer;
             }

@@ -35,6 +35,7 @@ final class Scenario implements AutoCloseable {
     private final Ledger ledger;
     /** Threads older than the scenario: evidence shows only its own pods' threads. */
     private final Set<Long> olderThreads = Evidence.threadIds();
+    private final BoxStalls stalls = new BoxStalls();
     private final HttpClient probe = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
     private RedisCluster cluster;
     private Pods pods;
@@ -108,8 +109,11 @@ final class Scenario implements AutoCloseable {
         load = Load.start(pods, targets, ledger, shape);
     }
 
+    /** Stops the load, once every request is answered or given up on; the box's stalls go in the ledger. */
     void stopLoad() {
         load.stop();
+        stalls.close();
+        stalls.stalls().forEach(ledger::boxStall);
     }
 
     /** The keys (of the scenario's targets) whose slots {@code primary} owns now. */
@@ -195,6 +199,7 @@ final class Scenario implements AutoCloseable {
     @Override
     public void close() {
         List<Throwable> failures = new ArrayList<>();
+        stalls.close();
         run(failures, () -> load, Load::close);
         run(failures, () -> pods, Pods::close);
         run(failures, () -> cluster, RedisCluster::close);
