@@ -1,14 +1,11 @@
 package dev.tollgate.check.chaos;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,23 +36,14 @@ class CheckPathChaosIT {
     private static final Duration AFTER_CLEAR = Scenario.LIMITS.recovery().plusMillis(1_000);
 
     private static Path scratch;
-    private static Level lettuceLevel;
 
-    /**
-     * Lettuce logs every refused reconnect and topology refresh at WARN with a stack trace: thousands of lines
-     * that the faults cause on purpose and that would bury the report. Errors still show.
-     */
     @BeforeAll
-    static void quietLettuce() throws IOException {
+    static void scratch() throws IOException {
         scratch = Files.createTempDirectory("tollgate-chaos");
-        Logger lettuce = (Logger) LoggerFactory.getLogger("io.lettuce");
-        lettuceLevel = lettuce.getLevel();
-        lettuce.setLevel(Level.ERROR);
     }
 
     @AfterAll
     static void removeScratch() throws IOException {
-        ((Logger) LoggerFactory.getLogger("io.lettuce")).setLevel(lettuceLevel);
         try (Stream<Path> files = Files.walk(scratch)) {
             files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         }
@@ -70,11 +58,17 @@ class CheckPathChaosIT {
             Fault noCluster = scenario.ledger().faultEverywhere("no cluster until it is started and answers");
             scenario.startLoad(Load.Shape.STANDARD);
             Scenario.hold(Duration.ofSeconds(2));
+            Ledger.Finding saysNotConnected = health(scenario, "false", "health-not-connected",
+                    "a pod that has never reached its store says so in /actuator/health");
             scenario.startCluster(RedisCluster.builder().ports(ports));
             noCluster.cleared();
             Scenario.hold(Duration.ofSeconds(4));
+            Ledger.Finding saysConnected = health(scenario, "true", "health-connected",
+                    "a pod connected to its store says so in /actuator/health, 4 s after the cluster answers");
             scenario.stopLoad();
-            scenario.verify(scenario.ledger().storeFaultInvariants());
+            List<Ledger.Finding> findings = new ArrayList<>(scenario.ledger().storeFaultInvariants());
+            findings.addAll(List.of(saysNotConnected, saysConnected));
+            scenario.verify(findings);
         }
     }
 
@@ -253,6 +247,17 @@ class CheckPathChaosIT {
                     scenario.ledger().failClosedNeverAllowed(), readyBefore,
                     readiness(scenario, "DOWN", "not-ready-after", "a pod with no rules is not ready (after the load)")));
         }
+    }
+
+    private static Ledger.Finding health(Scenario scenario, String expected, String label, String invariant) {
+        List<String> wrong = new ArrayList<>();
+        for (Pods.Pod pod : scenario.pods().all()) {
+            String connected = scenario.storeConnected(pod);
+            if (!connected.equals(expected)) {
+                wrong.add("pod " + pod.index() + " counterStore connected: " + connected);
+            }
+        }
+        return new Ledger.Finding(label, invariant + " (counterStore.details.connected " + expected + ")", wrong.size(), wrong);
     }
 
     private static Ledger.Finding readiness(Scenario scenario, String expected, String label, String invariant) {

@@ -124,6 +124,10 @@ final class Pods implements AutoCloseable {
         properties.put("server.shutdown", "immediate");
         properties.put("spring.main.banner-mode", "off");
         properties.put("spring.main.register-shutdown-hook", "false");
+        // Lettuce logs every refused reconnect and topology refresh at WARN with a stack trace: thousands of lines
+        // that the faults cause on purpose and that would bury the report (set here, as every pod's start
+        // configures the JVM's logging again)
+        properties.put("logging.level.io.lettuce", "ERROR");
         // each pod's meters in its own registry, not also in one JVM-wide composite
         properties.put("management.metrics.use-global-registry", "false");
         properties.put("tollgate.redis.seeds", String.join(",", config.seeds()));

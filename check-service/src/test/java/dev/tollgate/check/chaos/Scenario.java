@@ -3,6 +3,10 @@ package dev.tollgate.check.chaos;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,6 +40,7 @@ final class Scenario implements AutoCloseable {
     /** Threads older than the scenario: evidence shows only its own pods' threads. */
     private final Set<Long> olderThreads = Evidence.threadIds();
     private final BoxStalls stalls = new BoxStalls();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
     private final HttpClient probe = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
     private RedisCluster cluster;
     private Pods pods;
@@ -133,6 +138,24 @@ final class Scenario implements AutoCloseable {
             return at < 0 ? "HTTP " + response.statusCode() : body.substring(at + 10, body.indexOf('"', at + 10)) + " (HTTP " + response.statusCode() + ")";
         } catch (IOException e) {
             return "unreachable: " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    /**
+     * What {@code /actuator/health} says of the pod's store connection ({@code counterStore.details.connected}), as
+     * text: {@code true}, {@code false}, or what came instead.
+     */
+    String storeConnected(Pods.Pod pod) {
+        try {
+            HttpResponse<String> response = probe.send(HttpRequest.newBuilder(pod.base().resolve("/actuator/health"))
+                    .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode connected = JSON.readTree(response.body()).path("components").path("counterStore").path("details").path("connected");
+            return connected.isBoolean() ? Boolean.toString(connected.booleanValue()) : "no connected detail (HTTP " + response.statusCode() + ")";
+        } catch (IOException | JacksonException e) {
+            return "unreadable: " + e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
