@@ -14,7 +14,7 @@ final class Fault {
 
     private final String name;
     private final Origin origin;
-    /** The hash tags of the keys it hits; null when it hits every shard. */
+    /** The keys whose limits it hits (those on the faulted shard); null when it hits every shard. */
     private final Set<String> keys;
     private final long startNanos;
     private volatile long clearedNanos = -1;

@@ -203,7 +203,7 @@ final class Scenario implements AutoCloseable {
         lines.add("CHAOS " + name + " | invariants: " + all.stream()
                 .map(f -> f.label() + (f.holds() ? " ok" : " BROKEN (" + f.count() + ")"))
                 .collect(Collectors.joining(", ")));
-        boolean hung = ledger.answers().stream().anyMatch(a -> !a.answered() || a.latencyNanos() > LIMITS.answerBudget().toNanos());
+        boolean hung = findings.stream().anyMatch(f -> f.label().equals(Ledger.IN_TIME_LABEL) && !f.holds());
         String evidence = hung && pods != null
                 ? "\n  blocked threads in the pods:" + Evidence.blockedThreads(olderThreads) + "\n  engine state:" + Evidence.engineState(pods)
                 : "";
