@@ -12,6 +12,7 @@ final class ProblemCodes {
     static final String NOT_FOUND = "not_found";
     static final String STORE_TIMEOUT = "store_timeout";
     static final String STORE_UNAVAILABLE = "store_unavailable";
+    static final String RULES_UNAVAILABLE = "rules_unavailable";
     static final String INTERNAL_ERROR = "internal_error";
 
     private ProblemCodes() {

@@ -1,6 +1,7 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.common.check.InvalidCheckRequestException;
+import dev.tollgate.limiter.RulesNotLoadedException;
 import dev.tollgate.limiter.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                         "The counter shard did not answer in time; a fail-closed rule denies the request.")
                 : problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.STORE_UNAVAILABLE,
                         "The counter shard cannot be reached; a fail-closed rule denies the request.");
+        return ResponseEntity.status(problem.getStatus()).body(problem);
+    }
+
+    @ExceptionHandler(RulesNotLoadedException.class)
+    ResponseEntity<ProblemDetail> rulesNotLoaded(RulesNotLoadedException e) {
+        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.RULES_UNAVAILABLE,
+                "This pod holds no rules yet, so it cannot tell which rules fail closed; apply your own failure mode.");
         return ResponseEntity.status(problem.getStatus()).body(problem);
     }
 

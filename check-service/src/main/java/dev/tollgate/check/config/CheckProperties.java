@@ -24,7 +24,7 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         region = region == null ? new Region(null, 1.0) : region;
         breaker = breaker == null ? new Breaker(0, null) : breaker;
         redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
-        check = check == null ? new Check(64) : check;
+        check = check == null ? new Check(64, null) : check;
         rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
 
@@ -47,8 +47,23 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         }
     }
 
-    /** @param maxEntries entries one check may carry */
-    public record Check(int maxEntries) {
+    /**
+     * @param maxEntries entries one check may carry
+     * @param deadline   the longest a check may take whatever the store does; unanswered key groups then get
+     *                   their rule's fail mode (default: five times the command timeout)
+     */
+    public record Check(int maxEntries, Duration deadline) {
+
+        public Check {
+            if (deadline != null && (deadline.isNegative() || deadline.isZero())) {
+                throw new IllegalArgumentException("tollgate.check.deadline must be positive, was " + deadline);
+            }
+        }
+
+        /** The deadline in force: the one configured, else five command timeouts. */
+        public Duration deadlineOr(Duration commandTimeout) {
+            return deadline != null ? deadline : commandTimeout.multipliedBy(5);
+        }
     }
 
     /**

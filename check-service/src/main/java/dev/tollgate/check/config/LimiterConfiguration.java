@@ -83,7 +83,7 @@ class LimiterConfiguration {
                     PodRegistry pods, UsageRecorder usage) {
         return Limiter.builder(ruleBook, store)
                 .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
-                        properties.optimizations().settings()))
+                        properties.optimizations().settings(), properties.check().deadlineOr(store.commandTimeout())))
                 .metrics(metrics)
                 .livePods(pods)
                 .usage(usage)

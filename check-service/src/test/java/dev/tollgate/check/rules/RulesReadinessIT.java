@@ -59,6 +59,12 @@ class RulesReadinessIT {
                     .jsonPath("$.components.enforcing.details.rules").isEqualTo("none yet")
                     .jsonPath("$.components.enforcing.details.waitingFor[0]")
                     .isEqualTo("a rules snapshot from rules-service (none saved or fetched yet)");
+            // a check that reaches it anyway is not allowed as if every rule were unknown: the gateway decides
+            http.post().uri("/v1/ratelimit:check").contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"203.0.113.9\"}]}")
+                    .exchange()
+                    .expectStatus().isEqualTo(503)
+                    .expectBody().jsonPath("$.code").isEqualTo("rules_unavailable");
 
             feed.publish(1, SNAPSHOT);
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->

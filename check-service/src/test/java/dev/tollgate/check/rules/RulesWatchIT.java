@@ -58,8 +58,8 @@ class RulesWatchIT {
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
             try (ConfigurableApplicationContext pod = startPod(feed.url(), snapshotFile)) {
                 WebTestClient http = client(pod);
-                // before any snapshot, the rule is unknown (allowed and flagged)
-                check(http, key).jsonPath("$.entries[0].unknown_rule").isEqualTo(true);
+                // before any snapshot the pod answers no check: it cannot tell a fail-closed rule from an unknown one
+                withoutRules(http, key);
 
                 feed.publish(1, GOOD);
                 await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
@@ -99,7 +99,7 @@ class RulesWatchIT {
                 MeterRegistry registry = pod.getBean(MeterRegistry.class);
                 await().atMost(Duration.ofSeconds(5)).until(() -> registry.counter("tollgate.rules.watch.refused").count() >= 1);
                 assertThat(feed.lastAuthorization()).isEqualTo("Bearer expired-token");
-                check(client(pod), key).jsonPath("$.entries[0].unknown_rule").isEqualTo(true);
+                withoutRules(client(pod), key);
 
                 // whatever renews the token replaces the file; the pod picks it up on its next poll
                 Files.writeString(tokenFile, "renewed-token\n");
@@ -139,6 +139,12 @@ class RulesWatchIT {
         return http.post().uri("/v1/ratelimit:check").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"feed-rule\",\"key\":\"" + key + "\"}]}")
                 .exchange().expectStatus().isOk().expectBody();
+    }
+
+    private static void withoutRules(WebTestClient http, String key) {
+        http.post().uri("/v1/ratelimit:check").contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"feed-rule\",\"key\":\"" + key + "\"}]}")
+                .exchange().expectStatus().isEqualTo(503).expectBody().jsonPath("$.code").isEqualTo("rules_unavailable");
     }
 
     private static int closedPort() throws IOException {

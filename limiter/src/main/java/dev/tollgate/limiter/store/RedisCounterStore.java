@@ -63,6 +63,7 @@ public final class RedisCounterStore implements CounterStore {
     private final ClientResources resources;
     private final List<String> seeds;
     private final ConnectBackoff backoff;
+    private final Duration commandTimeout;
     private final Clock clock = Clock.systemUTC();
     /** An attempt that has not settled by then is given up on (a late connection is still taken, or closed). */
     private final Duration attemptLimit;
@@ -92,6 +93,7 @@ public final class RedisCounterStore implements CounterStore {
         this.client = client;
         this.resources = resources;
         this.seeds = redacted(settings.seeds());
+        this.commandTimeout = settings.commandTimeout();
         this.backoff = ConnectBackoff.DEFAULT;
         // topology read, TCP connect and handshake are each bounded by the connect timeout in Lettuce
         this.attemptLimit = settings.connectTimeout().multipliedBy(3);
@@ -263,6 +265,11 @@ public final class RedisCounterStore implements CounterStore {
         }
         reason = reason.replaceAll("\\s+", " ").trim();
         return reason.length() > 400 ? reason.substring(0, 400) + "..." : reason;
+    }
+
+    /** How long one script may take before it counts as a timeout. */
+    public Duration commandTimeout() {
+        return commandTimeout;
     }
 
     /** Whether the pod has reached its store since it started (it stays so through later node outages). */

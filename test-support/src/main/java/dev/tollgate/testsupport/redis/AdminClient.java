@@ -27,7 +27,8 @@ final class AdminClient implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private final RedisClient client;
-    private final String password;
+    /** Changed when a test changes the cluster's password at runtime ({@link RedisCluster#changePassword}). */
+    private volatile String password;
     private volatile boolean closed;
 
     AdminClient(String password) {
@@ -40,7 +41,16 @@ final class AdminClient implements AutoCloseable {
                 .build());
     }
 
+    String password() {
+        return password;
+    }
+
+    void password(String newPassword) {
+        this.password = newPassword;
+    }
+
     <T> T call(int port, Function<RedisCommands<String, String>, T> command) {
+        String password = this.password;
         RedisURI.Builder uri = RedisURI.builder().withHost(HOST).withPort(port).withTimeout(TIMEOUT);
         if (password != null) {
             uri.withPassword(password.toCharArray());

@@ -1,5 +1,6 @@
 package dev.tollgate.testsupport.redis;
 
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -11,25 +12,26 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One {@code redis-server} process of a {@link RedisCluster}. The fault-injection methods ({@link #kill()},
- * {@link #freeze()}) are refused on the shared cluster, which other tests are using at the same time.
+ * {@link #freeze()}, {@link #flushScripts()}, {@link #killClients()}) are refused on the shared cluster, which
+ * other tests are using at the same time. A killed node can be started again, on the same port and with the same
+ * cluster identity, by {@link RedisCluster#restart(Node)}.
  */
 public final class Node {
 
     private final int port;
     private final Path directory;
-    private final Process process;
+    /** Replaced when the node is restarted after a kill; the port, directory and node ID stay. */
+    private volatile Process process;
     private final AdminClient admin;
-    private final String password;
     private final boolean shared;
     private volatile String nodeId;
     private volatile boolean frozen;
 
-    Node(int port, Path directory, Process process, AdminClient admin, String password, boolean shared) {
+    Node(int port, Path directory, Process process, AdminClient admin, boolean shared) {
         this.port = port;
         this.directory = directory;
         this.process = process;
         this.admin = admin;
-        this.password = password;
         this.shared = shared;
     }
 
@@ -46,9 +48,12 @@ public final class Node {
         return host() + ":" + port;
     }
 
-    /** {@code redis://[:password@]127.0.0.1:port}, the form Lettuce's {@code RedisURI.create} takes. */
+    /**
+     * {@code redis://[:password@]127.0.0.1:port}, the form Lettuce's {@code RedisURI.create} takes, with the
+     * password the cluster requires now (see {@link RedisCluster#changePassword(String)}).
+     */
     public String uri() {
-        return uri(hostAndPort(), password);
+        return uri(hostAndPort(), admin.password());
     }
 
     static String uri(String hostAndPort, String password) {
@@ -130,12 +135,38 @@ public final class Node {
         frozen = false;
     }
 
+    /**
+     * {@code SCRIPT FLUSH}: the node forgets every cached script, as after a restart or a failover to a replica
+     * that never saw them; the next {@code EVALSHA} of each answers NOSCRIPT.
+     */
+    public void flushScripts() {
+        refuseOnShared("flush the scripts of");
+        admin.call(port, RedisCommands::scriptFlush);
+    }
+
+    /**
+     * {@code CLIENT KILL TYPE normal}: drops every ordinary client connection (not replication links, and not
+     * the connection that asks), as a proxy restart or a network blip between clients and the node would.
+     *
+     * @return how many connections the node closed
+     */
+    public long killClients() {
+        refuseOnShared("kill the clients of");
+        return admin.call(port, commands -> commands.clientKill(KillArgs.Builder.typeNormal()));
+    }
+
     void assignNodeId(String id) {
         this.nodeId = id;
     }
 
     Process process() {
         return process;
+    }
+
+    /** After {@link RedisCluster#restart(Node)}: the new process on the same port and directory. */
+    void restarted(Process newProcess) {
+        this.process = newProcess;
+        this.frozen = false;
     }
 
     Path directory() {

@@ -65,7 +65,6 @@ public final class RedisCluster implements AutoCloseable {
     private final boolean shared;
     private final boolean withReplicas;
     private final int nodeTimeoutMs;
-    private final String password;
     /** Client ports the caller chose (see {@link Builder#ports}), used in start order; empty: free ones. */
     private final List<Integer> givenPorts;
     private final Path root;
@@ -84,7 +83,6 @@ public final class RedisCluster implements AutoCloseable {
         this.shared = shared;
         this.withReplicas = builder.replicas;
         this.nodeTimeoutMs = builder.nodeTimeoutMs;
-        this.password = builder.password;
         this.givenPorts = builder.ports;
         if (!givenPorts.isEmpty() && givenPorts.size() != (withReplicas ? 2 * PRIMARIES : PRIMARIES)) {
             throw new IllegalArgumentException("ports: give one per node, " + (withReplicas ? 2 * PRIMARIES : PRIMARIES) + ", not " + givenPorts);
@@ -96,7 +94,7 @@ public final class RedisCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not create a temp dir for the cluster", e);
         }
-        this.admin = new AdminClient(password);
+        this.admin = new AdminClient(builder.password);
         // Registered before the first process starts: a JVM that exits mid-start must not leave servers behind.
         this.shutdownHook = new Thread(this::destroy, "tollgate-redis-cluster-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -187,8 +185,53 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /** The password the nodes require now: the builder's, or the last {@link #changePassword(String)}. */
     public Optional<String> password() {
-        return Optional.ofNullable(password);
+        return Optional.ofNullable(admin.password());
+    }
+
+    /**
+     * Makes every live node require {@code newPassword} from now on ({@code CONFIG SET requirepass}, and
+     * {@code masterauth} so that replicas still sync). Connections already authenticated stay open; new ones
+     * (a client's reconnect) must show the new password. The cluster's own calls, {@link Node#uri()} and
+     * {@link #restart(Node)} use it from now on.
+     */
+    public void changePassword(String newPassword) {
+        Objects.requireNonNull(newPassword, "newPassword");
+        requireOwned("change the password of");
+        for (Node node : nodes) {
+            if (node.isResponsive()) {
+                admin.call(node.port(), commands -> {
+                    commands.configSet("masterauth", newPassword);
+                    return commands.configSet("requirepass", newPassword);
+                });
+            }
+        }
+        admin.password(newPassword);
+    }
+
+    /**
+     * Starts a killed node again: the same port, directory and {@code nodes.conf}, so it rejoins with its old
+     * node ID and, once it hears that its replica took over its slots, follows it as a replica. Returns when
+     * the process answers; {@link #awaitHealthy(Duration)} then waits for the cluster to agree on it.
+     */
+    public void restart(Node node) {
+        requireOwned("restart a node of");
+        if (!nodes.contains(node)) {
+            throw new IllegalArgumentException(node + " is not a node of " + this);
+        }
+        if (node.isAlive()) {
+            throw new IllegalStateException(node + " is still running; kill it first");
+        }
+        Path binary = RedisBinary.resolve();
+        synchronized (lifecycle) {
+            if (destroyed.get()) {
+                throw new IllegalStateException("the cluster is stopped");
+            }
+            // already in spawned from its first start: destroy() ends whatever process it has now
+            node.restarted(startProcess(binary, node.port(), node.directory()));
+        }
+        awaitAnswering(node);
     }
 
     public Duration nodeTimeout() {
@@ -241,6 +284,13 @@ public final class RedisCluster implements AutoCloseable {
             return "none of " + candidates + " owns slots yet";
         });
         return promoted.get();
+    }
+
+    private void requireOwned(String action) {
+        if (shared) {
+            throw new UnsupportedOperationException("cannot " + action + " the shared cluster: other tests use it; "
+                    + "start a private one with RedisCluster.builder()...start()");
+        }
     }
 
     /** Stops every process and removes the temp dirs. Refused on the shared cluster. */
@@ -306,22 +356,32 @@ public final class RedisCluster implements AutoCloseable {
             Path directory = root.resolve("node-" + port);
             try {
                 Files.createDirectories(directory);
-                Process process = new ProcessBuilder(command(binary, port, directory))
-                        .directory(directory.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(directory.resolve("redis.log").toFile())
-                        .start();
-                Node node = new Node(port, directory, process, admin, password, shared);
-                spawned.add(node);
-                Leftovers.markProcess(directory, process);
-                return node;
             } catch (IOException e) {
-                throw new UncheckedIOException("could not start " + binary, e);
+                throw new UncheckedIOException("could not create " + directory, e);
             }
+            Node node = new Node(port, directory, startProcess(binary, port, directory), admin, shared);
+            spawned.add(node);
+            return node;
+        }
+    }
+
+    /** The process only, appending to the node's log (a restarted node's log keeps its first life). */
+    private Process startProcess(Path binary, int port, Path directory) {
+        try {
+            Process process = new ProcessBuilder(command(binary, port, directory))
+                    .directory(directory.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("redis.log").toFile()))
+                    .start();
+            Leftovers.markProcess(directory, process);
+            return process;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + binary, e);
         }
     }
 
     private List<String> command(Path binary, int port, Path directory) {
+        String password = admin.password();
         List<String> command = new ArrayList<>(List.of(
                 binary.toString(),
                 "--port", Integer.toString(port),
@@ -640,15 +700,6 @@ public final class RedisCluster implements AutoCloseable {
         private Builder() {
         }
 
-        /**
-         * The nodes' client ports, one per node in start order (primaries, then replicas), e.g. from
-         * {@link #reservePorts}; default: free ports picked at start.
-         */
-        public Builder ports(List<Integer> ports) {
-            this.ports = List.copyOf(ports);
-            return this;
-        }
-
         /** One replica per primary (6 nodes); needed for failover tests. Default: none. */
         public Builder replicas(boolean replicas) {
             this.replicas = replicas;
@@ -671,6 +722,25 @@ public final class RedisCluster implements AutoCloseable {
         /** {@code requirepass} (and {@code masterauth}) on every node; clients must AUTH. Default: none. */
         public Builder password(String password) {
             this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * The client ports of the nodes, in start order (primaries, then replicas: 3 or 6 of them), for a test
+         * that must name the cluster before it exists, e.g. clients started first ({@link #reservePorts} finds
+         * free ones). Each port's bus port (port + 10000) must be free too. Default: free ports chosen at start.
+         */
+        public Builder ports(List<Integer> ports) {
+            List<Integer> copy = List.copyOf(ports);
+            if (copy.stream().distinct().count() != copy.size()) {
+                throw new IllegalArgumentException("ports must be distinct, were " + copy);
+            }
+            for (int port : copy) {
+                if (port < 1 || port + BUS_PORT_OFFSET > 65535) {
+                    throw new IllegalArgumentException("port " + port + " leaves no room for its bus port (port + " + BUS_PORT_OFFSET + ")");
+                }
+            }
+            this.ports = copy;
             return this;
         }
 
