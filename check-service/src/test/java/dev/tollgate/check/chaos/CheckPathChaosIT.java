@@ -239,13 +239,13 @@ class CheckPathChaosIT {
             scenario.startPods(Pods.Config.of(Scenario.seeds(cluster), true)
                     .watching("http://127.0.0.1:" + ClusterPorts.closed(), snapshot));
             scenario.pods().awaitPodsCounted(READY);
-            Ledger.Finding readyBefore = readiness(scenario, "DOWN", "not-ready-before", "a pod with no rules is not ready (before the load)");
+            Ledger.Finding readyBefore = readiness(scenario, "OUT_OF_SERVICE", "not-ready-before", "a pod with no rules is not ready (before the load)");
             scenario.startLoad(Load.Shape.STANDARD);
             Scenario.hold(Duration.ofSeconds(3));
             scenario.stopLoad();
             scenario.verify(List.of(scenario.ledger().answeredInTime(), scenario.ledger().noServerErrors(),
                     scenario.ledger().failClosedNeverAllowed(), readyBefore,
-                    readiness(scenario, "DOWN", "not-ready-after", "a pod with no rules is not ready (after the load)")));
+                    readiness(scenario, "OUT_OF_SERVICE", "not-ready-after", "a pod with no rules is not ready (after the load)")));
         }
     }
 

@@ -130,6 +130,8 @@ final class Pods implements AutoCloseable {
         properties.put("logging.level.io.lettuce", "ERROR");
         // each pod's meters in its own registry, not also in one JVM-wide composite
         properties.put("management.metrics.use-global-registry", "false");
+        // to read what an authorized operator sees (shipped: details for authorized callers only)
+        properties.put("management.endpoint.health.show-details", "always");
         properties.put("tollgate.redis.seeds", String.join(",", config.seeds()));
         if (config.password() != null) {
             properties.put("tollgate.redis.password", config.password());

@@ -18,6 +18,7 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,7 +115,12 @@ public final class RedisCounterStore implements CounterStore {
      * password, an unformed cluster or a handshake timeout are all retried.
      */
     public static RedisCounterStore start(RedisStoreSettings settings) {
-        ClientResources resources = DefaultClientResources.create();
+        // Lettuce's default reconnect delay doubles up to 30 s: a node that refused us for 3 s (a password
+        // rotated, a restart) would then wait seconds more after it is back. Capped at half a second, jittered
+        // so a region's pods do not reconnect in step.
+        ClientResources resources = DefaultClientResources.builder()
+                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS))
+                .build();
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
         RedisCounterStore store = new RedisCounterStore(client, resources, settings);
