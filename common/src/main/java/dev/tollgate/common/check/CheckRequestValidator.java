@@ -1,5 +1,7 @@
 package dev.tollgate.common.check;
 
+import dev.tollgate.common.validation.Text;
+
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,7 +42,7 @@ public final class CheckRequestValidator {
         }
         if (isBlank(request.domain())) {
             problems.add(problem("domain", "is required"));
-        } else if (hasControlCharacter(request.domain())) {
+        } else if (Text.hasControlCharacter(request.domain())) {
             problems.add(problem("domain", "must not contain control characters"));
         }
         List<CheckEntry> entries = request.entries();
@@ -65,7 +67,7 @@ public final class CheckRequestValidator {
         }
         if (isBlank(entry.rule())) {
             problems.add(problem(path + ".rule", "is required"));
-        } else if (hasControlCharacter(entry.rule())) {
+        } else if (Text.hasControlCharacter(entry.rule())) {
             problems.add(problem(path + ".rule", "must not contain control characters"));
         }
         String key = entry.key();
@@ -73,9 +75,9 @@ public final class CheckRequestValidator {
             problems.add(problem(path + ".key", "is required and must not be empty"));
         } else if (key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
             problems.add(problem(path + ".key", "is longer than " + MAX_KEY_BYTES + " bytes in UTF-8"));
-        } else if (hasControlCharacter(key)) {
+        } else if (Text.hasControlCharacter(key)) {
             problems.add(problem(path + ".key", "must not contain control characters"));
-        } else if (hasLoneSurrogate(key)) {
+        } else if (Text.hasLoneSurrogate(key)) {
             problems.add(problem(path + ".key", "must be valid UTF-8"));
         }
         if (entry.cost() != null && !isPositiveInt(entry.cost())) {
@@ -104,30 +106,6 @@ public final class CheckRequestValidator {
 
     private static boolean isBlank(String value) {
         return value == null || value.isBlank();
-    }
-
-    static boolean hasControlCharacter(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            if (Character.isISOControl(value.charAt(i))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasLoneSurrogate(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 >= value.length() || !Character.isLowSurrogate(value.charAt(i + 1))) {
-                    return true;
-                }
-                i++;
-            } else if (Character.isLowSurrogate(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static InvalidCheckRequestException.Problem problem(String field, String message) {
