@@ -68,8 +68,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                     "The request body is larger than the service accepts.");
             return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
         }
+        UnreadableBody unreadable = UnreadableBody.of(ex);
+        String where = unreadable.field().isEmpty() ? "" : " (at " + unreadable.field() + ")";
         ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
-                "The request body is not a valid check request: " + ex.getReason());
+                "The request body is not a valid check request: " + unreadable.message() + where + ".");
+        problem.setProperty("errors", List.of(Map.of("field", unreadable.field(), "message", unreadable.message())));
         return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
     }
 
