@@ -1,12 +1,15 @@
 package dev.tollgate.check.api;
 
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.TokenStreamContext;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
@@ -20,15 +23,22 @@ record UnreadableBody(String field, String message) {
     /** Field names are echoed, so a name of 50,000 characters is cut here. */
     static final int MAX_NAME = 64;
     private static final String DUPLICATE = "Duplicate Object property \"";
+    private static final String TRAILING = "Trailing token";
 
     static UnreadableBody of(Throwable error) {
         JacksonException jackson = find(error, JacksonException.class);
         if (jackson == null) {
             return new UnreadableBody("", "the body is missing or is not JSON");
         }
-        String path = path(jackson.getPath());
+        String original = jackson.getOriginalMessage();
+        boolean duplicate = original != null && original.startsWith(DUPLICATE);
+        String path = jackson.getPath().isEmpty() && jackson instanceof StreamReadException read
+                ? path(read, duplicate) : path(jackson.getPath());
         if (jackson instanceof UnrecognizedPropertyException) {
             return new UnreadableBody(path, "is not a field of this request");
+        }
+        if (original != null && original.startsWith(TRAILING)) {
+            return new UnreadableBody(path, "is followed by more than one JSON value");
         }
         if (jackson instanceof MismatchedInputException mismatch) {
             return new UnreadableBody(path, "must be " + expected(mismatch.getTargetType()));
@@ -36,8 +46,7 @@ record UnreadableBody(String field, String message) {
         if (jackson instanceof StreamConstraintsException) {
             return new UnreadableBody(path, "exceeds what a check request may hold (nesting, number or name length)");
         }
-        String original = jackson.getOriginalMessage();
-        if (jackson instanceof StreamReadException && original != null && original.startsWith(DUPLICATE)) {
+        if (duplicate) {
             int end = original.lastIndexOf('"');
             String name = end > DUPLICATE.length() ? original.substring(DUPLICATE.length(), end) : "";
             return new UnreadableBody(join(path, bounded(name)), "appears more than once in the same object");
@@ -62,6 +71,37 @@ record UnreadableBody(String field, String message) {
             }
         }
         return path.toString();
+    }
+
+    /**
+     * Where the parser stood, for its own errors (a number too long, bad syntax), which carry no
+     * data-binding path. The innermost name is the one being read when it failed, except for a
+     * duplicate, which is detected before the name is taken: there it is the sibling before it.
+     */
+    static String path(StreamReadException error, boolean duplicate) {
+        JsonParser parser = error.processor();
+        if (parser == null) {
+            return "";
+        }
+        List<String> segments = new ArrayList<>();
+        boolean innermost = true;
+        for (TokenStreamContext context = parser.streamReadContext(); context != null && !context.inRoot(); context = context.getParent()) {
+            boolean skip = innermost && duplicate;
+            innermost = false;
+            if (skip) {
+                continue;
+            }
+            if (context.inArray()) {
+                segments.add("[" + Math.max(0, context.getCurrentIndex()) + "]");
+            } else if (context.currentName() != null) {
+                segments.add("." + bounded(context.currentName()));
+            }
+        }
+        StringBuilder path = new StringBuilder();
+        for (int i = segments.size() - 1; i >= 0; i--) {
+            path.append(segments.get(i));
+        }
+        return path.length() > 0 && path.charAt(0) == '.' ? path.substring(1) : path.toString();
     }
 
     private static String join(String path, String name) {

@@ -40,6 +40,37 @@ public final class RuleValidator {
     public static final int MAX_ACCOUNT_BYTES = 256;
     public static final int MAX_REASON = 1000;
 
+    /** Whether {@code id} could name a rule at all: a look-up of anything else can answer "no such rule" at once. */
+    public static boolean isRuleId(String id) {
+        return id != null && ID.matcher(id).matches();
+    }
+
+    /** Whether {@code accountId} could be an override's account: a look-up of anything else finds nothing. */
+    public static boolean isAccountId(String accountId) {
+        return accountProblem(accountId) == null;
+    }
+
+    private static String accountProblem(String account) {
+        if (account == null || account.isBlank()) {
+            return "is required";
+        }
+        if (account.length() > MAX_ACCOUNT_BYTES || account.getBytes(StandardCharsets.UTF_8).length > MAX_ACCOUNT_BYTES) {
+            return "must be at most " + MAX_ACCOUNT_BYTES + " bytes in UTF-8, as a check's key is";
+        }
+        if (Text.hasControlCharacter(account)) {
+            return "must not contain control characters";
+        }
+        if (Text.hasLoneSurrogate(account)) {
+            return "must be valid UTF-8 (it holds a lone surrogate)";
+        }
+        return null;
+    }
+
+    /** Whether {@code value} is text a rule field could hold: a filter on anything else matches nothing stored. */
+    public static boolean isStorableText(String value, int maxLength) {
+        return value.length() <= maxLength && !Text.hasControlCharacter(value) && !Text.hasLoneSurrogate(value);
+    }
+
     public List<Violation> validate(Rule rule) {
         List<Violation> violations = new ArrayList<>();
         if (rule.id() == null || !ID.matcher(rule.id()).matches()) {
@@ -107,19 +138,13 @@ public final class RuleValidator {
     /** Checks an override against the rule it changes; {@code rule} is null when no such rule exists. */
     public List<Violation> validate(AccountOverride override, Rule rule) {
         List<Violation> violations = new ArrayList<>();
-        String account = override.accountId();
-        if (account == null || account.isBlank()) {
-            violations.add(new Violation("account_id", "is required"));
-        } else if (account.length() > MAX_ACCOUNT_BYTES || account.getBytes(StandardCharsets.UTF_8).length > MAX_ACCOUNT_BYTES) {
-            violations.add(new Violation("account_id", "must be at most " + MAX_ACCOUNT_BYTES + " bytes in UTF-8, as a check's key is"));
-        } else if (Text.hasControlCharacter(account)) {
-            violations.add(new Violation("account_id", "must not contain control characters"));
-        } else if (Text.hasLoneSurrogate(account)) {
-            violations.add(new Violation("account_id", "must be valid UTF-8 (it holds a lone surrogate)"));
+        String accountProblem = accountProblem(override.accountId());
+        if (accountProblem != null) {
+            violations.add(new Violation("account_id", accountProblem));
         }
         if (rule == null) {
             // quoted only when it could be an id at all: the text is the caller's and may be anything
-            String named = override.ruleId() != null && ID.matcher(override.ruleId()).matches() ? ": " + override.ruleId() : "";
+            String named = isRuleId(override.ruleId()) ? ": " + override.ruleId() : "";
             violations.add(new Violation("rule_id", "names no rule" + named));
             return violations;
         }

@@ -42,6 +42,19 @@ final class StoreFailures {
         return false;
     }
 
+    /**
+     * PostgreSQL refused the text of a parameter: 22021 (a NUL, or bytes that are not UTF-8) or 22P05
+     * (untranslatable). The text came from the caller, so this is a 400, not a failure of the store.
+     */
+    static boolean isUnstorableText(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLException sql && ("22021".equals(sql.getSQLState()) || "22P05".equals(sql.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Class 08 (connection exception), 57P01-57P03 (shutdown, crash, cannot connect now), 53300 (too many connections). */
     static boolean isOutageState(String state) {
         if (state == null) {

@@ -46,4 +46,15 @@ class StoreFailuresTest {
                 new SQLException("new row violates check constraint", "23514")))).isFalse();
         assertThat(StoreFailures.isUnavailable(new IllegalStateException("bug"))).isFalse();
     }
+
+    @Test
+    void aNulInAParameterIsTheCallersTextNotAnOutage() {
+        DataIntegrityViolationException nul = new DataIntegrityViolationException("select",
+                new SQLException("ERROR: invalid byte sequence for encoding \"UTF8\": 0x00", "22021"));
+
+        assertThat(StoreFailures.isUnstorableText(nul)).isTrue();
+        assertThat(StoreFailures.isUnavailable(nul)).isFalse();
+        assertThat(StoreFailures.isUnstorableText(new DataIntegrityViolationException("insert",
+                new SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
+    }
 }
