@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 
 import static dev.tollgate.rules.RuleApiIT.assertProblem;
@@ -125,7 +126,7 @@ class StrictInputIT extends ServiceTestBase {
         assertThat(created.status).as(created.toString()).isEqualTo(201);
     }
 
-    /** PostgreSQL refuses a NUL in a text parameter; such text is answered before it gets there, with a problem. */
+    /** PostgreSQL refuses a NUL in a text parameter, Tomcat text that is not UTF-8: either is a 4xx with a problem. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
             "GET /v1/rules?domain=d%00",
@@ -133,14 +134,60 @@ class StrictInputIT extends ServiceTestBase {
             "GET /v1/overrides?rule_id=r%00",
             "DELETE /v1/rules/r?reason=why%00",
             "DELETE /v1/overrides/a/r?reason=why%00",
-            "GET /v1/keys/k/usage?domain=d%00"})
-    void aNulInAParameterIsA4xxWithACode(String call) {
+            "GET /v1/keys/k/usage?domain=d%00",
+            // not UTF-8 at all: Tomcat's parameter decoding failed as a 500
+            "DELETE /v1/overrides/a/r?reason=%E2%82",
+            "GET /v1/rules?domain=%FF%FE",
+            "GET /v1/overrides?account_id=%C0%80"})
+    void aNulOrBrokenUtf8InAParameterIsA4xxWithACode(String call) {
         String[] parts = call.split(" ", 2);
 
         Api.Response answer = api.request(parts[0], parts[1]).send();
 
         assertThat(answer.status).as(answer.toString()).isBetween(400, 499);
         assertThat(answer.json().get("code").asString()).as(answer.toString()).isIn("bad_request", "invalid_rule", "not_found");
+    }
+
+    /** Spring's body reader threw a bare IllegalArgumentException for a wildcard Content-Type: a 500. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"application/*", "*/*", "*/json"})
+    void aWildcardContentTypeIsA415(String type) throws Exception {
+        for (String call : List.of("POST /v1/rules/fz:shadow", "PUT /v1/rules/fz", "POST /v1/overrides")) {
+            String[] parts = call.split(" ", 2);
+            for (String body : List.of("", "{}")) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + parts[1]))
+                        .header("Authorization", "Bearer " + TestTokens.all("alice"))
+                        .header("Content-Type", type)
+                        .method(parts[0], HttpRequest.BodyPublishers.ofString(body))
+                        .timeout(Duration.ofSeconds(10))
+                        .build();
+
+                HttpResponse<String> answer = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+
+                assertThat(answer.statusCode()).as(call + " " + answer.body()).isEqualTo(415);
+                assertThat(answer.body()).as(call).contains("\"code\":\"unsupported_media_type\"");
+            }
+        }
+    }
+
+    /** No endpoint takes multipart or a form: neither is parsed (multipart once failed as a 500), and neither gets past the body cap. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"multipart/form-data", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"})
+    void aMultipartOrFormBodyIsRefusedWithACode(String type) throws Exception {
+        for (String call : List.of("PATCH /v1/rules/fz", "PUT /v1/rules/fz", "POST /v1/overrides", "DELETE /v1/rules/fz")) {
+            String[] parts = call.split(" ", 2);
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + parts[1]))
+                    .header("Authorization", "Bearer " + TestTokens.all("alice"))
+                    .header("Content-Type", type)
+                    .method(parts[0], HttpRequest.BodyPublishers.ofString("--x\r\n\r\nreason=" + "r".repeat(70_000)))
+                    .timeout(Duration.ofSeconds(10))
+                    .build();
+
+            HttpResponse<String> answer = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
+
+            assertThat(answer.statusCode()).as(call + " " + answer.body()).isBetween(400, 499);
+            assertThat(answer.body()).as(call).contains("\"code\":\"");
+        }
     }
 
     /** Tomcat itself refuses a NUL in the path (400, its own page) before the application sees it: never a 500. */

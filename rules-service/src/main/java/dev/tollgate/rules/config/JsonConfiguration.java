@@ -29,10 +29,10 @@ class JsonConfiguration {
     /** A rule or an override is well under 1 KiB; 64 KiB is the same cap check-service puts on a check. */
     static final long MAX_BODY_BYTES = 64 * 1024;
 
-    /** Before Spring Security: a body too large is refused before a token is even looked at, at no cost. */
+    /** Before Spring Security: a body too large (or of no concrete type) is refused before a token is even looked at. */
     @Bean
-    FilterRegistrationBean<BodyLimitFilter> bodyLimit(JsonMapper json) {
-        FilterRegistrationBean<BodyLimitFilter> registration = new FilterRegistrationBean<>(new BodyLimitFilter(MAX_BODY_BYTES, json));
+    FilterRegistrationBean<RequestBodyFilter> bodyLimit(JsonMapper json) {
+        FilterRegistrationBean<RequestBodyFilter> registration = new FilterRegistrationBean<>(new RequestBodyFilter(MAX_BODY_BYTES, json));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;
     }

@@ -1,6 +1,7 @@
 package dev.tollgate.rules.problem;
 
 import dev.tollgate.common.validation.Violation;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -86,6 +87,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                 "The rules store (PostgreSQL) cannot be reached; nothing was changed. Retry later.");
         problem.setProperty("store", "rules");
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5").body(problem);
+    }
+
+    /** Tomcat decodes query parameters lazily and throws when one is not percent-encoded UTF-8 ({@code ?reason=%E2%82}). */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> undecodableParameter(InvalidParameterException e) {
+        return respond(problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
+                "A query parameter is not valid percent-encoded UTF-8."));
     }
 
     @ExceptionHandler(Exception.class)

@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 import tools.jackson.databind.json.JsonMapper;
@@ -20,17 +21,23 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Caps every request body (L8): Spring MVC has no limit of its own, and an admin token is no reason to
- * let one request buffer megabytes. A declared {@code Content-Length} over the limit is answered 413 at
- * once, before anything reads the body; a chunked body is counted as it is read and fails with
- * {@link BodyTooLargeException}, which the problem handler turns into the same 413.
+ * What a request body must be before anything reads it.
+ *
+ * <ul>
+ *   <li>At most the limit (L8): Spring MVC has no limit of its own, and an admin token is no reason to
+ *       let one request buffer megabytes. A declared {@code Content-Length} over the limit is answered
+ *       413 at once; a chunked body is counted as it is read and fails with
+ *       {@link BodyTooLargeException}, which the problem handler turns into the same 413.</li>
+ *   <li>Of a concrete media type: Spring's body reader throws a bare IllegalArgumentException (a 500)
+ *       for {@code Content-Type: application/*}, so a wildcard is a 415 here.</li>
+ * </ul>
  */
-final class BodyLimitFilter extends OncePerRequestFilter {
+final class RequestBodyFilter extends OncePerRequestFilter {
 
     private final long limit;
     private final JsonMapper json;
 
-    BodyLimitFilter(long limit, JsonMapper json) {
+    RequestBodyFilter(long limit, JsonMapper json) {
         this.limit = limit;
         this.json = json;
     }
@@ -39,20 +46,40 @@ final class BodyLimitFilter extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         if (request.getContentLengthLong() > limit) {
-            refuse(request, response);
+            refuse(request, response, HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE,
+                    "The request body is larger than " + limit + " bytes, the most this service accepts.");
+            return;
+        }
+        if (isWildcard(request.getContentType())) {
+            refuse(request, response, HttpStatus.UNSUPPORTED_MEDIA_TYPE, ProblemCodes.UNSUPPORTED_MEDIA_TYPE,
+                    "Content-Type must name a media type, such as application/json, not a wildcard.");
             return;
         }
         chain.doFilter(new Limited(request, limit), response);
     }
 
-    private void refuse(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    /** A type that parses as a media type with a {@code *} in it; one that does not parse is Spring's to refuse (415). */
+    static boolean isWildcard(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        try {
+            MediaType type = MediaType.parseMediaType(contentType);
+            return type.isWildcardType() || type.isWildcardSubtype();
+        } catch (InvalidMediaTypeException e) {
+            return false;
+        }
+    }
+
+    private void refuse(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code, String detail)
+            throws IOException {
         Map<String, Object> problem = new LinkedHashMap<>();
-        problem.put("title", HttpStatus.CONTENT_TOO_LARGE.getReasonPhrase());
-        problem.put("status", HttpStatus.CONTENT_TOO_LARGE.value());
-        problem.put("detail", "The request body is larger than " + limit + " bytes, the most this service accepts.");
+        problem.put("title", status.getReasonPhrase());
+        problem.put("status", status.value());
+        problem.put("detail", detail);
         problem.put("instance", request.getRequestURI());
-        problem.put("code", ProblemCodes.PAYLOAD_TOO_LARGE);
-        response.setStatus(HttpStatus.CONTENT_TOO_LARGE.value());
+        problem.put("code", code);
+        response.setStatus(status.value());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
         // the body was not read: ask the client not to send the rest on this connection
