@@ -85,6 +85,44 @@ class StrictInputIT extends ServiceTestBase {
         assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("expires_at");
     }
 
+    /** Instants Java can hold but PostgreSQL cannot ({@code +999999999-12-31} failed the insert as a 500), or that Jackson reads oddly. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"\"+999999999-12-31T23:59:59Z\"", "\"-999999999-01-01T00:00:00Z\"", "\"294277-01-01T00:00:00Z\"", "1e2147483647",
+            "1e999999999", "-1e999999999", "9223372036854775807", "\"2099-01-01T00:00:00.123456789Z\""})
+    void anExpiryOutsideWhatTheStoreHoldsIsNeverA500(String expiry) {
+        String id = uniqueId("r");
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 10, 10));
+
+        Api.Response answer = api.post("/v1/overrides", "{\"account_id\":\"acct_exp\",\"rule_id\":\"" + id
+                + "\",\"rate_per_s\":5,\"burst\":10,\"expires_at\":" + expiry + "}");
+
+        assertThat(answer.status).as(answer.toString()).isBetween(200, 499);
+        if (answer.status >= 400) {
+            assertThat(answer.json().get("code").asString()).as(answer.toString()).isIn("bad_request", "invalid_rule");
+        }
+    }
+
+    @Test
+    void anExpiryPastTheYear9999IsA422NamingTheField() {
+        String id = uniqueId("r");
+        api.put("/v1/rules/" + id, tokenBucket("public-api", 10, 10));
+
+        Api.Response answer = api.post("/v1/overrides", "{\"account_id\":\"acct_exp\",\"rule_id\":\"" + id
+                + "\",\"rate_per_s\":5,\"burst\":10,\"expires_at\":\"+999999999-12-31T23:59:59Z\"}");
+
+        assertProblem(answer, 422, "invalid_rule");
+        assertThat(answer.json().get("errors").get(0).get("field").asString()).isEqualTo("expires_at");
+    }
+
+    @Test
+    void aLongBodyIdIsNotEchoed() {
+        Api.Response answer = api.put("/v1/rules/" + uniqueId("r"), Api.json("{'id':'" + "x".repeat(50_000) + "','domain':'d',"
+                + "'match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':1,'burst':1}"));
+
+        assertProblem(answer, 422, "invalid_rule");
+        assertThat(answer.body).hasSizeLessThan(1_000);
+    }
+
     @Test
     void aBodyDeclaredOverSixtyFourKibIsRefusedBeforeItIsRead() {
         String id = uniqueId("big");

@@ -27,6 +27,8 @@ import java.util.List;
 @Component
 class OverrideCatalog {
 
+    static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59.999999Z");
+
     private final RuleRepository rules;
     private final OverrideRepository overrides;
     private final ChangeLog changes;
@@ -125,6 +127,9 @@ class OverrideCatalog {
         }
         if (request.expiresAt() != null && !request.expiresAt().isAfter(now)) {
             violations.add(new Violation("expires_at", "is not in the future (" + request.expiresAt() + "): the override would never apply"));
+        } else if (request.expiresAt() != null && request.expiresAt().isAfter(LATEST_EXPIRY)) {
+            // Java holds years up to 10^9, PostgreSQL's timestamptz up to 294276: an insert failed as a 500
+            violations.add(new Violation("expires_at", "must be before the year 10000; leave it out for an override that never expires"));
         }
         return violations;
     }

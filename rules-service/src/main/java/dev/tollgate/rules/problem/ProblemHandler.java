@@ -74,10 +74,10 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler({DataAccessException.class, TransactionException.class})
     ResponseEntity<ProblemDetail> rulesStoreFailure(RuntimeException e) {
-        if (StoreFailures.isUnstorableText(e)) {
-            // the catalogs refuse such text first; this covers any parameter they do not know about
+        if (StoreFailures.isUnstorableValue(e)) {
+            // the catalogs refuse such values first; this covers any parameter they do not know about
             return respond(problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
-                    "A parameter holds a character PostgreSQL cannot store or compare (a NUL, or text that is not UTF-8)."));
+                    "A parameter holds a value PostgreSQL cannot store or compare (a NUL, text that is not UTF-8, or a date or number out of range)."));
         }
         if (!StoreFailures.isUnavailable(e)) {
             return unexpected(e);

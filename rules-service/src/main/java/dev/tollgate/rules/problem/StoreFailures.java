@@ -9,6 +9,7 @@ import org.springframework.transaction.TransactionSystemException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.List;
 
 /**
  * Tells an outage of PostgreSQL (503, try again later) from a bug (500). An outage shows up in many
@@ -43,12 +44,14 @@ final class StoreFailures {
     }
 
     /**
-     * PostgreSQL refused the text of a parameter: 22021 (a NUL, or bytes that are not UTF-8) or 22P05
-     * (untranslatable). The text came from the caller, so this is a 400, not a failure of the store.
+     * PostgreSQL refused the value of a parameter: 22021 (a NUL, or bytes that are not UTF-8), 22P05
+     * (untranslatable), 22008 (a timestamp out of its range) or 22003 (a number out of its column's
+     * range). The value came from the caller, so this is a 400, not a failure of the store.
      */
-    static boolean isUnstorableText(Throwable error) {
+    static boolean isUnstorableValue(Throwable error) {
         for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && ("22021".equals(sql.getSQLState()) || "22P05".equals(sql.getSQLState()))) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null
+                    && List.of("22021", "22P05", "22008", "22003").contains(sql.getSQLState())) {
                 return true;
             }
         }

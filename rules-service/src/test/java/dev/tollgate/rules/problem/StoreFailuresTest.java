@@ -48,13 +48,15 @@ class StoreFailuresTest {
     }
 
     @Test
-    void aNulInAParameterIsTheCallersTextNotAnOutage() {
+    void aValuePostgresqlCannotHoldIsTheCallersNotAnOutage() {
         DataIntegrityViolationException nul = new DataIntegrityViolationException("select",
                 new SQLException("ERROR: invalid byte sequence for encoding \"UTF8\": 0x00", "22021"));
 
-        assertThat(StoreFailures.isUnstorableText(nul)).isTrue();
+        assertThat(StoreFailures.isUnstorableValue(nul)).isTrue();
         assertThat(StoreFailures.isUnavailable(nul)).isFalse();
-        assertThat(StoreFailures.isUnstorableText(new DataIntegrityViolationException("insert",
+        assertThat(StoreFailures.isUnstorableValue(new DataIntegrityViolationException("insert",
+                new SQLException("ERROR: timestamp out of range", "22008")))).isTrue();
+        assertThat(StoreFailures.isUnstorableValue(new DataIntegrityViolationException("insert",
                 new SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
     }
 }
