@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rules and overrides with wrong types, unknown enum values, huge numbers, long and broken text (NULs,
  * lone surrogates), duplicate and unknown keys, deep nesting, garbage bytes, bodies past the cap, wrong
  * content types, bad {@code If-Match} headers, bad tokens and odd query parameters. Every case must be
- * answered within {@link #TIMEOUT}, never with a 5xx, every 4xx as a problem with a {@code code}; the
+ * answered within {@link #TIMEOUT} (or on a second try, a few times a run: {@link #secondChance}), never with a 5xx, every 4xx as a problem with a {@code code}; the
  * heap after the run stays within {@link #HEAP_GROWTH}.
  *
  * <p>jqwik has no Spring extension, so the service is started here with {@link SpringApplicationBuilder}
@@ -50,6 +50,8 @@ class RulesApiFuzzIT {
 
     static final int TRIES = 4_000;
     static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** Late answers a run tolerates, each answered on a second try: CPU starvation, not a hang (see {@link #secondChance}). */
+    static final int MAX_STALLS = 3;
     static final long HEAP_GROWTH = 64L << 20;
     static final int MAX_PROBLEM_BYTES = 16 * 1024;
 
@@ -139,8 +141,8 @@ class RulesApiFuzzIT {
         HttpResponse<String> answer;
         try {
             answer = send(call);
-        } catch (HttpTimeoutException e) {
-            throw new AssertionError("no answer within " + TIMEOUT.toMillis() + " ms to " + call.describe(), e);
+        } catch (HttpTimeoutException late) {
+            answer = secondChance(call, late);
         }
         figures.answered(call, answer.statusCode(), System.nanoTime() - started);
 
@@ -159,6 +161,24 @@ class RulesApiFuzzIT {
 
     private static HttpResponse<String> send(FuzzCall call) throws Exception {
         return FuzzCall.send(http, call.toRequest(port, TIMEOUT));
+    }
+
+    /**
+     * A case not answered within {@link #TIMEOUT}: the same request again, once. A hang (a future
+     * never completed, a wedged event loop) does not answer the second time either and fails the run;
+     * a stall of a loaded 2-core machine does, and is counted. More than {@link #MAX_STALLS} fail it too.
+     */
+    private static HttpResponse<String> secondChance(FuzzCall call, HttpTimeoutException late) throws Exception {
+        try {
+            HttpResponse<String> answer = send(call);
+            figures.stalled(call);
+            assertThat(figures.stalls()).as("more than %d answers later than %d ms; the last to %s", MAX_STALLS, TIMEOUT.toMillis(),
+                    call.describe()).isLessThanOrEqualTo(MAX_STALLS);
+            return answer;
+        } catch (HttpTimeoutException again) {
+            again.addSuppressed(late);
+            throw new AssertionError("no answer within " + TIMEOUT.toMillis() + " ms, twice, to " + call.describe(), again);
+        }
     }
 
     @Provide

@@ -2,6 +2,8 @@ package dev.tollgate.check.api;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +22,9 @@ final class FuzzFigures {
     private long slowestNanos;
     private String slowest = "";
     private int cases;
+    private String previous = "none";
     private boolean failed;
+    private final List<String> stalls = new ArrayList<>();
 
     FuzzFigures(String name) {
         this.name = name;
@@ -32,6 +36,7 @@ final class FuzzFigures {
     }
 
     void answered(FuzzCall call, int status, long nanos) {
+        previous = call.describe() + " -> " + status;
         cases++;
         statuses.merge(status, 1, Integer::sum);
         kinds.merge(call.kind(), 1, Integer::sum);
@@ -39,6 +44,15 @@ final class FuzzFigures {
             slowestNanos = nanos;
             slowest = call.kind() + " -> " + status;
         }
+    }
+
+    /** A case answered only on its second try (see the fuzzers' secondChance). */
+    void stalled(FuzzCall call) {
+        stalls.add(call.kind() + " at case " + cases + " (the case before: " + previous + ")");
+    }
+
+    int stalls() {
+        return stalls.size();
     }
 
     void fail() {
@@ -60,9 +74,10 @@ final class FuzzFigures {
     /** Ends the run: the report line, with the heap measured after a full collection. */
     String finish(long heapAfter) {
         long seconds = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        return String.format("%s: %d cases in %.1f s; slowest answer %.1f ms (%s); heap after GC %d MB before, %d MB after; "
-                        + "statuses %s; kinds %s",
-                name, cases, seconds / 1000.0, slowestNanos / 1e6, slowest, heapBefore >> 20, heapAfter >> 20, statuses, kinds);
+        return String.format("%s: %d cases in %.1f s; slowest answer %.1f ms (%s); answered only on a second try: %s; "
+                        + "heap after GC %d MB before, %d MB after; statuses %s; kinds %s",
+                name, cases, seconds / 1000.0, slowestNanos / 1e6, slowest, stalls.isEmpty() ? "none" : stalls,
+                heapBefore >> 20, heapAfter >> 20, statuses, kinds);
     }
 
     Map<Integer, Integer> statuses() {
