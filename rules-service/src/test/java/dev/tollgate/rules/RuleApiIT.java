@@ -218,8 +218,11 @@ class RuleApiIT extends ServiceTestBase {
         assertProblem(unknownField, 400, "bad_request");
         assertThat(unknownField.json().get("detail").asString()).contains("max_cots");
         assertProblem(fraction, 400, "bad_request");
-        assertProblem(unknownAlgorithm, 400, "bad_request");
-        assertThat(unknownAlgorithm.json().get("detail").asString()).contains("\"leaky\" is not one of token_bucket, sliding_log, fixed_window");
+        // a rule that cannot be enforced, named by its field, like the validator's refusals
+        assertProblem(unknownAlgorithm, 422, "invalid_rule");
+        assertThat(unknownAlgorithm.json().get("errors").get(0).get("field").asString()).isEqualTo("algorithm");
+        assertThat(unknownAlgorithm.json().get("errors").get(0).get("message").asString())
+                .isEqualTo("must be one of token_bucket, sliding_log, fixed_window");
         assertProblem(noBody, 400, "bad_request");
         assertProblem(badIfMatch, 400, "bad_request");
         assertProblem(starIfMatch, 428, "precondition_required");

@@ -36,7 +36,24 @@ class ValidationIT extends ServiceTestBase {
                 arguments("limit 0", "{'domain':'d','match':{'plan':'free'},'algorithm':'fixed_window','limit':0,'window_s':60}", "limit"),
                 arguments("no algorithm", "{'domain':'d','match':{'plan':'p'},'rate_per_s':10,'burst':10}", "algorithm"),
                 arguments("no domain", "{'match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "domain"),
-                arguments("max_cost 0", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'max_cost':0}", "max_cost"));
+                arguments("max_cost 0", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'max_cost':0}", "max_cost"),
+                // M6: the sliding log's script does one ZADD per unit of cost
+                arguments("sliding log limit 10,001", "{'domain':'d','match':{'route':'login'},'algorithm':'sliding_log','limit':10001,'window_s':60}", "limit"),
+                arguments("sliding log max_cost 101", "{'domain':'d','match':{'route':'login'},'algorithm':'sliding_log','limit':1000,'window_s':60,'max_cost':101}", "max_cost"),
+                // L8: lengths and control characters
+                arguments("domain of 129 characters", "{'domain':'" + "d".repeat(129) + "','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "domain"),
+                arguments("domain with a NUL", "{'domain':'d\\u0000','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "domain"),
+                arguments("plan of 257 characters", "{'domain':'d','match':{'plan':'" + "p".repeat(257) + "'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "match.plan"),
+                arguments("route with a newline", "{'domain':'d','match':{'route':'/lo\\ngin'},'algorithm':'sliding_log','limit':5,'window_s':60}", "match.route"),
+                arguments("route with a lone surrogate", "{'domain':'d','match':{'route':'/login\\ud800'},'algorithm':'sliding_log','limit':5,'window_s':60}", "match.route"),
+                arguments("reason of 1,001 characters", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'reason':'" + "r".repeat(1001) + "'}", "reason"),
+                arguments("reason with a NUL", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'reason':'why\\u0000'}", "reason"),
+                // an enum value that names nothing is a rule that cannot be enforced
+                arguments("unknown algorithm", "{'domain':'d','match':{'plan':'p'},'algorithm':'leaky_bucket','rate_per_s':10,'burst':10}", "algorithm"),
+                arguments("algorithm as an index", "{'domain':'d','match':{'plan':'p'},'algorithm':1,'limit':10,'window_s':60}", "algorithm"),
+                arguments("unknown fail mode", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'fail_mode':'ajar'}", "fail_mode"),
+                arguments("unknown identity", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'identity':'cookie'}", "identity"),
+                arguments("unknown mode", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'mode':'loud'}", "mode"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -96,7 +113,11 @@ class ValidationIT extends ServiceTestBase {
                 arguments("burst below max_cost", null, 10, 3, null, "burst"),
                 arguments("expiry in the past", null, 10, 10, "2020-01-01T00:00:00Z", "expires_at"),
                 arguments("missing rate", null, null, 10, null, "rate_per_s"),
-                arguments("missing burst", null, 10, null, null, "burst"));
+                arguments("missing burst", null, 10, null, null, "burst"),
+                // L8: an account is a check's key, shipped to every pod
+                arguments("account of 257 bytes", null, 10, 10, null, "account_id"),
+                arguments("account with a control character", null, 10, 10, null, "account_id"),
+                arguments("rule id with a NUL", "r\\u0000", 10, 10, null, "rule_id"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -105,14 +126,19 @@ class ValidationIT extends ServiceTestBase {
         String id = uniqueId("r");
         api.put("/v1/rules/" + id, Api.json("{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,"
                 + "'burst':10,'max_cost':4}"));
-        String account = uniqueId("acct");
+        String account = switch (why) {
+            case "account of 257 bytes" -> "a".repeat(257);
+            // JSON escapes: the body carries the escape, Jackson hands the service the character
+            case "account with a control character" -> "acct\\u001b[2J";
+            default -> uniqueId("acct");
+        };
         long revision = storeRevision();
 
         Api.Response refused = api.post("/v1/overrides", override(account, ruleId == null ? id : ruleId, rate, burst, expiresAt));
 
         assertProblem(refused, 422, "invalid_rule");
         assertThat(refused.json().get("errors").findValuesAsString("field")).contains(field);
-        assertThat(api.get("/v1/overrides?account_id=" + account + "&include_expired=true").json()).isEmpty();
+        assertThat(api.get("/v1/overrides?rule_id=" + id + "&include_expired=true").json()).isEmpty();
         assertThat(storeRevision()).isEqualTo(revision);
     }
 

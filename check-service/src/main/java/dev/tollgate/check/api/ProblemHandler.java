@@ -72,12 +72,17 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     protected Mono<ResponseEntity<Object>> handleServerWebInputException(ServerWebInputException ex, HttpHeaders headers,
                                                                         HttpStatusCode status, ServerWebExchange exchange) {
         if (hasCause(ex, DataBufferLimitException.class)) {
+            // the rest of the body is still on its way and nobody will read it
+            RequestBodies.closeAfterAnswer(exchange);
             ProblemDetail problem = problem(HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE,
                     "The request body is larger than the service accepts.");
             return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
         }
+        UnreadableBody unreadable = UnreadableBody.of(ex);
+        String where = unreadable.field().isEmpty() ? "" : " (at " + unreadable.field() + ")";
         ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
-                "The request body is not a valid check request: " + ex.getReason());
+                "The request body is not a valid check request: " + unreadable.message() + where + ".");
+        problem.setProperty("errors", List.of(Map.of("field", unreadable.field(), "message", unreadable.message())));
         return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
     }
 
@@ -89,7 +94,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         if (problem instanceof ProblemDetail detail) {
             withCode(detail, status.value());
         }
-        return super.handleExceptionInternal(ex, problem, headers, status, exchange);
+        if (status.value() == HttpStatus.CONTENT_TOO_LARGE.value()) {
+            // the rest of the body is still on its way and nobody will read it
+            RequestBodies.closeAfterAnswer(exchange);
+            return super.handleExceptionInternal(ex, problem, headers, status, exchange);
+        }
+        // the others are answered before any body was read (no handler, wrong method or media type)
+        return RequestBodies.drain(exchange).then(super.handleExceptionInternal(ex, problem, headers, status, exchange));
     }
 
     static ProblemDetail withCode(ProblemDetail problem, int status) {

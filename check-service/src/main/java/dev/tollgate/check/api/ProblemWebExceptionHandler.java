@@ -42,6 +42,10 @@ class ProblemWebExceptionHandler implements WebExceptionHandler {
         response.setStatusCode(status);
         response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         byte[] body = json.writeValueAsBytes(problem);
-        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+        if (status.value() == HttpStatus.CONTENT_TOO_LARGE.value()) {
+            RequestBodies.closeAfterAnswer(exchange);
+        }
+        // outside a controller nothing read the body: read it to its end first (see RequestBodies)
+        return RequestBodies.drain(exchange).then(Mono.defer(() -> response.writeWith(Mono.just(response.bufferFactory().wrap(body)))));
     }
 }

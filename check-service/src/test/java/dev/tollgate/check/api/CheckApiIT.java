@@ -5,19 +5,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 
 /** The check contract over HTTP, against a real Redis Cluster: answers, and every bad input's status and code. */
@@ -34,6 +43,9 @@ class CheckApiIT {
 
     @Autowired
     WebTestClient http;
+
+    @LocalServerPort
+    int port;
 
     @Test
     void answersTheDesignsExample() {
@@ -108,8 +120,32 @@ class CheckApiIT {
                 Arguments.of("key over 256 bytes", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"" + "x".repeat(257) + "\"}]}", 422, "invalid_request"),
                 Arguments.of("key with a control character", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"a\\u0007b\"}]}", 422, "invalid_request"),
                 Arguments.of("body over 64 KiB", "{\"domain\":\"public-api\",\"pad\":\"" + "x".repeat(70_000) + "\",\"entries\":[]}", 413, "payload_too_large"),
-                Arguments.of("JSON nested absurdly deep", "[".repeat(20_000) + "]".repeat(20_000), 400, "bad_request"));
+                Arguments.of("JSON nested absurdly deep", "[".repeat(20_000) + "]".repeat(20_000), 400, "bad_request"),
+                // H1: each allocated a billion-character string through toPlainString()
+                Arguments.of("cost 1e-999999999", HUGE_SCALE, 422, "invalid_request"),
+                Arguments.of("cost -1e999999999", entry("\"cost\":-1e999999999"), 422, "invalid_request"),
+                Arguments.of("cost 1e999999999", entry("\"cost\":1e999999999"), 422, "invalid_request"),
+                Arguments.of("cost 1e-999999999 as a string", entry("\"cost\":\"1e-999999999\""), 400, "bad_request"),
+                Arguments.of("cost beyond BigDecimal's scale", entry("\"cost\":1e-2147483648"), 400, "bad_request"),
+                // L1: strict JSON
+                Arguments.of("cost a numeric string", entry("\"cost\":\"5\""), 400, "bad_request"),
+                Arguments.of("cost true", entry("\"cost\":true"), 400, "bad_request"),
+                Arguments.of("unknown field in an entry", entry("\"costs\":10"), 400, "bad_request"),
+                Arguments.of("unknown top-level field", "{\"domain\":\"public-api\",\"dry_run\":true,\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}]}", 400, "bad_request"),
+                Arguments.of("duplicate key", entry("\"cost\":1,\"cost\":2"), 400, "bad_request"),
+                Arguments.of("duplicate domain", "{\"domain\":\"public-api\",\"domain\":\"auth\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}]}", 400, "bad_request"),
+                Arguments.of("domain a number", "{\"domain\":7,\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}]}", 400, "bad_request"),
+                Arguments.of("key a number", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":12}]}", 400, "bad_request"),
+                Arguments.of("key a boolean", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":false}]}", 400, "bad_request"),
+                Arguments.of("trailing garbage", entry("\"cost\":1") + " {}", 400, "bad_request"),
+                Arguments.of("NaN", entry("\"cost\":NaN"), 400, "bad_request"),
+                Arguments.of("a 2,000-digit cost", entry("\"cost\":1" + "0".repeat(2_000)), 400, "bad_request"),
+                Arguments.of("an entry that is null", "{\"domain\":\"public-api\",\"entries\":[null]}", 422, "invalid_request"),
+                Arguments.of("a lone surrogate in a key", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"a\\ud800\"}]}", 422, "invalid_request"));
     }
+
+    /** The body of issue 11's third reproduction ("90 bytes"; 88 as written here). */
+    static final String HUGE_SCALE = "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\",\"cost\":1e-999999999}]}";
 
     private static String entry(String cost) {
         return "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"," + cost + "}]}";
@@ -135,6 +171,66 @@ class CheckApiIT {
                 .jsonPath("$.errors[2].field").isEqualTo("entries[0].cost");
     }
 
+    /** H1: answered at once, in a small body that does not quote the number; the service still answers after. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"1e-999999999", "-1e999999999", "1e999999999", "\"1e-999999999\"", "-1e-999999999", "1e2147483647"})
+    void anAbsurdCostIsRefusedQuicklyAndNotEchoed(String cost) {
+        String body = entry("\"cost\":" + cost);
+        long started = System.nanoTime();
+
+        byte[] answer = check(body).expectStatus().value(status -> assertThat(status).isIn(400, 422))
+                .expectBody()
+                .jsonPath("$.code").value(code -> assertThat(code).isIn("bad_request", "invalid_request"))
+                .jsonPath("$.errors[0].field").isEqualTo("entries[0].cost")
+                .returnResult().getResponseBody();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+        assertThat(answer).hasSizeLessThan(1_000);
+        assertThat(new String(answer, StandardCharsets.UTF_8)).doesNotContain("999999999").doesNotContain("2147483647");
+        check("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"after_" + UUID.randomUUID() + "\"}]}")
+                .expectStatus().isOk();
+    }
+
+    @Test
+    void theNinetyByteBodyOfIssueElevenSaysWhatToSend() {
+        check(HUGE_SCALE).expectStatus().isEqualTo(422)
+                .expectBody()
+                .jsonPath("$.errors[0].field").isEqualTo("entries[0].cost")
+                .jsonPath("$.errors[0].message").isEqualTo("must be an integer between 1 and the rule's max_cost");
+    }
+
+    static Stream<Arguments> unreadableFields() {
+        return Stream.of(
+                Arguments.of(entry("\"costs\":10"), "entries[0].costs", "is not a field of this request"),
+                Arguments.of(entry("\"cost\":\"5\""), "entries[0].cost", "must be a number"),
+                Arguments.of(entry("\"cost\":1.0,\"cost\":2"), "entries[0].cost", "appears more than once in the same object"),
+                Arguments.of("{\"domain\":[\"public-api\"],\"entries\":[]}", "domain", "must be a string"),
+                Arguments.of("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"},{\"rule\":7,\"key\":\"k\"}]}",
+                        "entries[1].rule", "must be a string"),
+                Arguments.of("{\"domain\":\"public-api\",\"entries\":{}}", "entries", "must be an array"),
+                Arguments.of("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}],\"domain\":\"x\"}",
+                        "domain", "appears more than once in the same object"),
+                Arguments.of("{\"" + "n".repeat(1_000) + "\":1}", "n".repeat(64) + "...", "is not a field of this request"));
+    }
+
+    @ParameterizedTest(name = "{1}: {2}")
+    @MethodSource("unreadableFields")
+    void aBodyThatCannotBeReadNamesTheField(String body, String field, String message) {
+        check(body).expectStatus().isEqualTo(400)
+                .expectBody()
+                .jsonPath("$.code").isEqualTo("bad_request")
+                .jsonPath("$.errors[0].field").isEqualTo(field)
+                .jsonPath("$.errors[0].message").isEqualTo(message)
+                .jsonPath("$.detail").value(detail -> assertThat((String) detail).contains(field));
+    }
+
+    @Test
+    void aFractionalCostIsStillTheValidatorsToRefuse() {
+        // the cost is a BigDecimal on purpose, so 1.5 reaches the validator's message rather than a type error
+        check(entry("\"cost\":1.5")).expectStatus().isEqualTo(422)
+                .expectBody().jsonPath("$.errors[0].field").isEqualTo("entries[0].cost");
+    }
+
     @Test
     void otherMediaTypesMethodsAndPathsGetProblemDetailsToo() {
         http.post().uri("/v1/ratelimit:check").contentType(MediaType.TEXT_PLAIN).bodyValue("hi")
@@ -143,6 +239,72 @@ class CheckApiIT {
                 .exchange().expectStatus().isEqualTo(405).expectBody().jsonPath("$.code").isEqualTo("method_not_allowed");
         http.get().uri("/v1/nothing-here")
                 .exchange().expectStatus().isEqualTo(404).expectBody().jsonPath("$.code").isEqualTo("not_found");
+    }
+
+    /**
+     * The fuzzer saw the request after such an error sit unread on its keep-alive connection (Reactor
+     * Netty 1.3.6; see RequestBodies). The body is now read to its end before the answer, and the same
+     * connection answers the next request, round after round.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"PUT /v1/nothing|application/json", "POST /v1/ratelimit:check|text/plain", "PUT /v1/ratelimit:check|application/json",
+            "POST /v1/ratelimit:check|application/xml", "DELETE /v1/ratelimit:check|application/json"})
+    void aConnectionStaysUsableAfterAnErrorAnsweredWithoutReadingTheBody(String call) throws IOException {
+        String[] parts = call.split("[ |]");
+        String body = "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"keep_" + UUID.randomUUID() + "\"}]}";
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(2_000);
+            for (int round = 0; round < 50; round++) {
+                String refused = exchange(socket, request(parts[0], parts[1], parts[2], body));
+                String checked = exchange(socket, request("POST", "/v1/ratelimit:check", "application/json", body));
+
+                assertThat(refused).startsWith("HTTP/1.1 4").contains("\"code\":");
+                assertThat(checked).as("round %d", round).startsWith("HTTP/1.1 200");
+            }
+        }
+    }
+
+    /** A body past the check API's 64 KiB is not read to its end: the answer closes the connection instead. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"PUT /v1/nothing|application/json", "POST /v1/ratelimit:check|application/json"})
+    void aBodyTooLargeToReadIsAnsweredAndTheConnectionClosed(String call) throws IOException {
+        String[] parts = call.split("[ |]");
+        String body = "{\"domain\":\"public-api\",\"pad\":\"" + "x".repeat(100_000) + "\",\"entries\":[]}";
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+
+            String answer = exchange(socket, request(parts[0], parts[1], parts[2], body));
+
+            assertThat(answer).startsWith("HTTP/1.1 4").containsIgnoringCase("connection: close").contains("\"code\":");
+            assertThat(socket.getInputStream().read()).as("the server closed the connection").isEqualTo(-1);
+        }
+    }
+
+    private static String request(String method, String path, String type, String body) {
+        return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + type + "\r\nContent-Length: "
+                + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+    }
+
+    /** Writes one request and reads one answer (headers and a Content-Length body) from the same connection. */
+    private static String exchange(Socket socket, String request) throws IOException {
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+        socket.getOutputStream().flush();
+        InputStream in = socket.getInputStream();
+        StringBuilder head = new StringBuilder();
+        while (head.length() < 4 || !head.substring(head.length() - 4).equals("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("connection closed after: " + head);
+            }
+            head.append((char) c);
+        }
+        int length = 0;
+        for (String line : head.toString().split("\r\n")) {
+            if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring("content-length:".length()).trim());
+            }
+        }
+        return head + new String(in.readNBytes(length), StandardCharsets.UTF_8);
     }
 
     @Test

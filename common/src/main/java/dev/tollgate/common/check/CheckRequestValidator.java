@@ -1,5 +1,7 @@
 package dev.tollgate.common.check;
 
+import dev.tollgate.common.validation.Text;
+
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,6 +15,16 @@ import java.util.List;
 public final class CheckRequestValidator {
 
     public static final int MAX_KEY_BYTES = 256;
+
+    /** One message for every bad cost: it never quotes the value, whose text can be a billion digits long. */
+    static final String COST_MESSAGE = "must be an integer between 1 and the rule's max_cost";
+    /** {@code 2.000000000000} is still 2; more fraction digits than this are no cost anyone sends. */
+    static final int MAX_COST_SCALE = 12;
+    /** At most {@link #INT_DIGITS} integer digits plus {@link #MAX_COST_SCALE} fraction digits. */
+    static final int MAX_COST_PRECISION = 22;
+    /** {@code Integer.MAX_VALUE} has 10 digits. */
+    private static final int INT_DIGITS = 10;
+    private static final BigDecimal MAX_COST = BigDecimal.valueOf(Integer.MAX_VALUE);
 
     private final int maxEntries;
 
@@ -30,7 +42,7 @@ public final class CheckRequestValidator {
         }
         if (isBlank(request.domain())) {
             problems.add(problem("domain", "is required"));
-        } else if (hasControlCharacter(request.domain())) {
+        } else if (Text.hasControlCharacter(request.domain())) {
             problems.add(problem("domain", "must not contain control characters"));
         }
         List<CheckEntry> entries = request.entries();
@@ -55,7 +67,7 @@ public final class CheckRequestValidator {
         }
         if (isBlank(entry.rule())) {
             problems.add(problem(path + ".rule", "is required"));
-        } else if (hasControlCharacter(entry.rule())) {
+        } else if (Text.hasControlCharacter(entry.rule())) {
             problems.add(problem(path + ".rule", "must not contain control characters"));
         }
         String key = entry.key();
@@ -63,53 +75,37 @@ public final class CheckRequestValidator {
             problems.add(problem(path + ".key", "is required and must not be empty"));
         } else if (key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
             problems.add(problem(path + ".key", "is longer than " + MAX_KEY_BYTES + " bytes in UTF-8"));
-        } else if (hasControlCharacter(key)) {
+        } else if (Text.hasControlCharacter(key)) {
             problems.add(problem(path + ".key", "must not contain control characters"));
-        } else if (hasLoneSurrogate(key)) {
+        } else if (Text.hasLoneSurrogate(key)) {
             problems.add(problem(path + ".key", "must be valid UTF-8"));
         }
-        BigDecimal cost = entry.cost();
-        if (cost != null) {
-            if (!isInteger(cost)) {
-                problems.add(problem(path + ".cost", "must be an integer, was " + cost.toPlainString()));
-            } else if (cost.compareTo(BigDecimal.ONE) < 0) {
-                problems.add(problem(path + ".cost", "must be at least 1, was " + cost.toPlainString()));
-            } else if (cost.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
-                problems.add(problem(path + ".cost", "is too large"));
-            }
+        if (entry.cost() != null && !isPositiveInt(entry.cost())) {
+            problems.add(problem(path + ".cost", COST_MESSAGE));
         }
     }
 
-    private static boolean isInteger(BigDecimal value) {
-        return value.signum() == 0 || value.stripTrailingZeros().scale() <= 0;
+    /**
+     * Decides on the number's shape before any arithmetic or formatting touches it: Jackson hands over
+     * {@code 1e-999999999} as a BigDecimal of scale 999,999,999, whose {@code toPlainString()} is a
+     * billion characters, and {@code stripTrailingZeros()} of a long literal costs its length again.
+     * The value itself is never echoed, so nothing here grows with what the caller sent.
+     */
+    static boolean isPositiveInt(BigDecimal cost) {
+        if (cost.signum() <= 0 || Math.abs((long) cost.scale()) > MAX_COST_SCALE || cost.precision() > MAX_COST_PRECISION) {
+            return false;
+        }
+        // digits before the point; a negative scale (2E+3) adds zeros. Both bounded above, so this is exact.
+        long integerDigits = (long) cost.precision() - cost.scale();
+        if (integerDigits > INT_DIGITS) {
+            return false;
+        }
+        BigDecimal integral = cost.stripTrailingZeros();
+        return integral.scale() <= 0 && integral.compareTo(MAX_COST) <= 0;
     }
 
     private static boolean isBlank(String value) {
         return value == null || value.isBlank();
-    }
-
-    static boolean hasControlCharacter(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            if (Character.isISOControl(value.charAt(i))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasLoneSurrogate(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 >= value.length() || !Character.isLowSurrogate(value.charAt(i + 1))) {
-                    return true;
-                }
-                i++;
-            } else if (Character.isLowSurrogate(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static InvalidCheckRequestException.Problem problem(String field, String message) {

@@ -6,6 +6,7 @@ import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleSnapshot;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,6 +27,49 @@ public final class RuleValidator {
     static final int MAX_WINDOW_S = 31 * 86_400;
     /** burst × period_s at most this keeps milli-tokens × milliseconds below 10^15 in the script. */
     static final long MAX_BURST_TIMES_PERIOD = 1_000_000_000L;
+    /**
+     * A sliding log keeps one zset member per admitted unit and its script adds them one ZADD at a time
+     * (M6): a limit of 10^6 would let one call block a primary for seconds. Logins need 5 or 20.
+     */
+    static final int MAX_SLIDING_LOG_LIMIT = 10_000;
+    static final int MAX_SLIDING_LOG_COST = 100;
+    /** Text caps: every pod holds every rule and override in memory and ships them in each snapshot. */
+    public static final int MAX_DOMAIN = 128;
+    public static final int MAX_MATCH = 256;
+    /** An override's account is the key of a check entry, so the same byte bound applies. */
+    public static final int MAX_ACCOUNT_BYTES = 256;
+    public static final int MAX_REASON = 1000;
+
+    /** Whether {@code id} could name a rule at all: a look-up of anything else can answer "no such rule" at once. */
+    public static boolean isRuleId(String id) {
+        return id != null && ID.matcher(id).matches();
+    }
+
+    /** Whether {@code accountId} could be an override's account: a look-up of anything else finds nothing. */
+    public static boolean isAccountId(String accountId) {
+        return accountProblem(accountId) == null;
+    }
+
+    private static String accountProblem(String account) {
+        if (account == null || account.isBlank()) {
+            return "is required";
+        }
+        if (account.length() > MAX_ACCOUNT_BYTES || account.getBytes(StandardCharsets.UTF_8).length > MAX_ACCOUNT_BYTES) {
+            return "must be at most " + MAX_ACCOUNT_BYTES + " bytes in UTF-8, as a check's key is";
+        }
+        if (Text.hasControlCharacter(account)) {
+            return "must not contain control characters";
+        }
+        if (Text.hasLoneSurrogate(account)) {
+            return "must be valid UTF-8 (it holds a lone surrogate)";
+        }
+        return null;
+    }
+
+    /** Whether {@code value} is text a rule field could hold: a filter on anything else matches nothing stored. */
+    public static boolean isStorableText(String value, int maxLength) {
+        return value.length() <= maxLength && !Text.hasControlCharacter(value) && !Text.hasLoneSurrogate(value);
+    }
 
     public List<Violation> validate(Rule rule) {
         List<Violation> violations = new ArrayList<>();
@@ -34,6 +78,14 @@ public final class RuleValidator {
         }
         if (rule.domain() == null || rule.domain().isBlank()) {
             violations.add(new Violation("domain", "is required"));
+        } else {
+            checkText("domain", rule.domain(), MAX_DOMAIN, violations);
+        }
+        if (rule.match().plan() != null) {
+            checkText("match.plan", rule.match().plan(), MAX_MATCH, violations);
+        }
+        if (rule.match().route() != null) {
+            checkText("match.route", rule.match().route(), MAX_MATCH, violations);
         }
         if (rule.match().coversEveryPlan() && rule.match().coversEveryRoute()) {
             violations.add(new Violation("match", "covers every plan and every route; name a plan or a route so one bad number cannot deny everyone"));
@@ -86,11 +138,14 @@ public final class RuleValidator {
     /** Checks an override against the rule it changes; {@code rule} is null when no such rule exists. */
     public List<Violation> validate(AccountOverride override, Rule rule) {
         List<Violation> violations = new ArrayList<>();
-        if (override.accountId() == null || override.accountId().isBlank()) {
-            violations.add(new Violation("account_id", "is required"));
+        String accountProblem = accountProblem(override.accountId());
+        if (accountProblem != null) {
+            violations.add(new Violation("account_id", accountProblem));
         }
         if (rule == null) {
-            violations.add(new Violation("rule_id", "names no rule: " + override.ruleId()));
+            // quoted only when it could be an id at all: the text is the caller's and may be anything
+            String named = isRuleId(override.ruleId()) ? ": " + override.ruleId() : "";
+            violations.add(new Violation("rule_id", "names no rule" + named));
             return violations;
         }
         if (rule.algorithm() != Algorithm.TOKEN_BUCKET) {
@@ -99,6 +154,36 @@ public final class RuleValidator {
         checkRate("rate_per_s", override.ratePerS(), violations);
         checkBurst(override.burst(), rule.maxCost(), violations);
         return violations;
+    }
+
+    /**
+     * The reason recorded with a change, in the history: a person's text, so line breaks are fine, but
+     * it is capped and may not hold other control characters. {@code null} (no reason) is fine.
+     */
+    public List<Violation> validateReason(String reason) {
+        if (reason == null) {
+            return List.of();
+        }
+        if (reason.length() > MAX_REASON) {
+            return List.of(new Violation("reason", "must be at most " + MAX_REASON + " characters"));
+        }
+        if (Text.hasControlCharacterOtherThanLineBreakOrTab(reason)) {
+            return List.of(new Violation("reason", "must not contain control characters other than line breaks and tabs"));
+        }
+        if (Text.hasLoneSurrogate(reason)) {
+            return List.of(new Violation("reason", "must be valid UTF-8 (it holds a lone surrogate)"));
+        }
+        return List.of();
+    }
+
+    private static void checkText(String field, String value, int max, List<Violation> violations) {
+        if (value.length() > max) {
+            violations.add(new Violation(field, "must be at most " + max + " characters"));
+        } else if (Text.hasControlCharacter(value)) {
+            violations.add(new Violation(field, "must not contain control characters"));
+        } else if (Text.hasLoneSurrogate(value)) {
+            violations.add(new Violation(field, "must be valid UTF-8 (it holds a lone surrogate)"));
+        }
     }
 
     private static void checkTokenBucket(Rule rule, List<Violation> violations) {
@@ -126,10 +211,17 @@ public final class RuleValidator {
             violations.add(new Violation("limit", "is required for " + algorithm));
         } else if (rule.limit() <= 0) {
             violations.add(new Violation("limit", "must be greater than 0, was " + rule.limit()));
+        } else if (rule.algorithm() == Algorithm.SLIDING_LOG && rule.limit() > MAX_SLIDING_LOG_LIMIT) {
+            violations.add(new Violation("limit", "must be at most " + MAX_SLIDING_LOG_LIMIT + " for sliding_log: the log keeps one"
+                    + " entry per admitted unit, so a larger one belongs in a fixed_window or token_bucket rule"));
         } else if (rule.limit() > MAX_BURST) {
             violations.add(new Violation("limit", "must be at most " + MAX_BURST));
         } else if (rule.limit() < rule.maxCost()) {
             violations.add(new Violation("limit", "must be at least max_cost (" + rule.maxCost() + "), or no request could ever pass"));
+        }
+        if (rule.algorithm() == Algorithm.SLIDING_LOG && rule.maxCost() > MAX_SLIDING_LOG_COST) {
+            violations.add(new Violation("max_cost", "must be at most " + MAX_SLIDING_LOG_COST + " for sliding_log: the script"
+                    + " writes one entry per unit of cost, and a primary runs one script at a time"));
         }
         if (rule.windowS() == null) {
             violations.add(new Violation("window_s", "is required for " + algorithm));

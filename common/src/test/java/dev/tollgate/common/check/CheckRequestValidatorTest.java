@@ -64,6 +64,36 @@ class CheckRequestValidatorTest {
         assertProblem(new CheckRequest("d", List.of(new CheckEntry("r", "k", new BigDecimal(cost)))), "entries[0].cost");
     }
 
+    /**
+     * H1: each of these once reached {@code toPlainString()}, which for a scale of 999,999,999 builds a
+     * billion-character string. They must be refused without formatting, and quickly.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"1e-999999999", "-1e999999999", "1e999999999", "-1e-999999999", "1e-2147483647", "1e2147483647",
+            "1e10", "2147483647.0000000000001", "0.0000000000000", "1.0000000000001"})
+    void refusesAbsurdCostsWithoutFormattingThem(String cost) {
+        CheckRequest request = new CheckRequest("d", List.of(new CheckEntry("r", "k", new BigDecimal(cost))));
+        long started = System.nanoTime();
+
+        assertThatThrownBy(() -> validator.validate(request))
+                .isInstanceOfSatisfying(InvalidCheckRequestException.class, e -> {
+                    assertThat(e.problems()).singleElement().satisfies(p -> {
+                        assertThat(p.field()).isEqualTo("entries[0].cost");
+                        assertThat(p.message()).isEqualTo("must be an integer between 1 and the rule's max_cost");
+                    });
+                    assertThat(e.getMessage()).hasSizeLessThan(100);
+                });
+        assertThat(System.nanoTime() - started).isLessThan(100_000_000L);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1", "2147483647", "2147483647.000000000000", "2E+3", "1.000000000000", "100.0"})
+    void acceptsEveryWayOfWritingAnIntegerInRange(String cost) {
+        CheckEntry entry = new CheckEntry("r", "k", new BigDecimal(cost));
+        assertThatCode(() -> validator.validate(new CheckRequest("d", List.of(entry)))).doesNotThrowAnyException();
+        assertThat(entry.costValue()).isEqualTo(new BigDecimal(cost).intValueExact());
+    }
+
     @Test
     void acceptsAnIntegralCostWrittenWithAFraction() {
         CheckEntry entry = new CheckEntry("r", "k", new BigDecimal("2.0"));

@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuleValidatorTest {
 
     private static final Match GROWTH = new Match("growth", null);
+    private static final Match LOGIN = new Match(null, "/login");
 
     private final RuleValidator validator = new RuleValidator();
 
@@ -56,7 +57,18 @@ class RuleValidatorTest {
                 Arguments.of("no match at all", growth.withMatch(null), "match"),
                 Arguments.of("match * and *", growth.withMatch(new Match("*", "*")), "match"),
                 Arguments.of("limit zero", Rule.fixedWindow("q", "d", 0, 60).withMatch(GROWTH), "limit"),
-                Arguments.of("window zero", Rule.slidingLog("q", "d", 5, 0).withMatch(GROWTH), "window_s"));
+                Arguments.of("window zero", Rule.slidingLog("q", "d", 5, 0).withMatch(GROWTH), "window_s"),
+                // M6: one ZADD per unit of cost, one member per admitted unit
+                Arguments.of("sliding log limit above 10,000", Rule.slidingLog("q", "d", 10_001, 60).withMatch(LOGIN), "limit"),
+                Arguments.of("sliding log max cost above 100", Rule.slidingLog("q", "d", 1_000, 60).withMatch(LOGIN).withMaxCost(101), "max_cost"),
+                // L8: text that every pod holds and ships
+                Arguments.of("domain too long", Rule.tokenBucket("r", "d".repeat(RuleValidator.MAX_DOMAIN + 1), 1, 1).withMatch(GROWTH), "domain"),
+                Arguments.of("domain with a control character", Rule.tokenBucket("r", "public\u0000api", 1, 1).withMatch(GROWTH), "domain"),
+                Arguments.of("domain with a lone surrogate", Rule.tokenBucket("r", "api\uD800", 1, 1).withMatch(GROWTH), "domain"),
+                Arguments.of("plan too long", growth.withMatch(new Match("p".repeat(RuleValidator.MAX_MATCH + 1), null)), "match.plan"),
+                Arguments.of("plan with a newline", growth.withMatch(new Match("gro\nwth", null)), "match.plan"),
+                Arguments.of("route too long", growth.withMatch(new Match("growth", "/" + "r".repeat(RuleValidator.MAX_MATCH))), "match.route"),
+                Arguments.of("route with a control character", growth.withMatch(new Match(null, "/login\u001b")), "match.route"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -96,5 +108,66 @@ class RuleValidatorTest {
     void refusesAnOverrideWithoutAnAccount() {
         assertThat(validator.validate(new AccountOverride(" ", "growth-global", 10, 20, null, "x"), growth()))
                 .extracting(Violation::field).containsExactly("account_id");
+    }
+
+    @Test
+    void acceptsSlidingLogsUpToTheirBounds() {
+        Rule largest = Rule.slidingLog("q", "d", RuleValidator.MAX_SLIDING_LOG_LIMIT, 60).withMatch(LOGIN)
+                .withMaxCost(RuleValidator.MAX_SLIDING_LOG_COST);
+
+        assertThat(validator.validate(largest)).isEmpty();
+        // the caps are the sliding log's: a fixed window keeps one counter whatever its limit or cost
+        assertThat(validator.validate(Rule.fixedWindow("q", "d", 1_000_000, 86_400).withMatch(GROWTH).withMaxCost(1_000))).isEmpty();
+    }
+
+    @Test
+    void saysWhyASlidingLogIsCapped() {
+        assertThat(validator.validate(Rule.slidingLog("q", "d", 1_000_000, 60).withMatch(LOGIN)))
+                .singleElement().satisfies(v -> assertThat(v.message()).startsWith("must be at most 10000 for sliding_log"));
+        assertThat(validator.validate(Rule.slidingLog("q", "d", 1_000, 60).withMatch(LOGIN).withMaxCost(1_000)))
+                .singleElement().satisfies(v -> assertThat(v.message()).contains("at most 100 for sliding_log").contains("one entry per unit of cost"));
+    }
+
+    @Test
+    void acceptsMatchesAndDomainsAtTheirLengthCaps() {
+        Rule rule = Rule.tokenBucket("r", "d".repeat(RuleValidator.MAX_DOMAIN), 1, 1)
+                .withMatch(new Match("p".repeat(RuleValidator.MAX_MATCH), "/名前".repeat(RuleValidator.MAX_MATCH / 3)));
+
+        assertThat(validator.validate(rule)).isEmpty();
+    }
+
+    @Test
+    void refusesAnOverrideAccountThatNoCheckKeyCouldEqual() {
+        Rule rule = growth();
+
+        assertThat(validator.validate(new AccountOverride("a".repeat(256), rule.id(), 10, 20, null, "x"), rule)).isEmpty();
+        assertThat(validator.validate(new AccountOverride("a".repeat(257), rule.id(), 10, 20, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("account_id");
+        // 86 three-byte characters are 258 bytes
+        assertThat(validator.validate(new AccountOverride("名".repeat(86), rule.id(), 10, 20, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("account_id");
+        assertThat(validator.validate(new AccountOverride("acct\n1", rule.id(), 10, 20, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("account_id");
+        assertThat(validator.validate(new AccountOverride("acct\uDC00", rule.id(), 10, 20, null, "x"), rule))
+                .extracting(Violation::field).containsExactly("account_id");
+    }
+
+    @Test
+    void quotesAnUnknownRuleIdOnlyWhenItCouldBeOne() {
+        assertThat(validator.validate(new AccountOverride("a", "nope", 10, 20, null, "x"), null))
+                .singleElement().satisfies(v -> assertThat(v.message()).isEqualTo("names no rule: nope"));
+        assertThat(validator.validate(new AccountOverride("a", "x".repeat(10_000), 10, 20, null, "x"), null))
+                .singleElement().satisfies(v -> assertThat(v.message()).isEqualTo("names no rule"));
+    }
+
+    @Test
+    void capsAReasonAndAllowsLineBreaksInIt() {
+        assertThat(validator.validateReason(null)).isEmpty();
+        assertThat(validator.validateReason("launch week\n\tapproved by ops")).isEmpty();
+        assertThat(validator.validateReason("r".repeat(RuleValidator.MAX_REASON))).isEmpty();
+        assertThat(validator.validateReason("r".repeat(RuleValidator.MAX_REASON + 1))).extracting(Violation::field).containsExactly("reason");
+        assertThat(validator.validateReason("bell\u0007")).extracting(Violation::field).containsExactly("reason");
+        assertThat(validator.validateReason("nul\u0000")).extracting(Violation::field).containsExactly("reason");
+        assertThat(validator.validateReason("half \uD83D")).extracting(Violation::field).containsExactly("reason");
     }
 }

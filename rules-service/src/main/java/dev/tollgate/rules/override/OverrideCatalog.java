@@ -4,6 +4,7 @@ import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
 import dev.tollgate.rules.store.Change;
@@ -26,7 +27,7 @@ import java.util.List;
 @Component
 class OverrideCatalog {
 
-    private static final int MAX_REASON = 1000;
+    static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59.999999Z");
 
     private final RuleRepository rules;
     private final OverrideRepository overrides;
@@ -48,12 +49,20 @@ class OverrideCatalog {
     }
 
     List<AccountOverride> list(String accountId, String ruleId, boolean includeExpired) {
+        if (accountId != null && !RuleValidator.isAccountId(accountId)) {
+            throw new BadRequestException("account_id must be at most " + RuleValidator.MAX_ACCOUNT_BYTES
+                    + " bytes of valid UTF-8 without control characters");
+        }
+        if (ruleId != null && !RuleValidator.isRuleId(ruleId)) {
+            throw new BadRequestException("rule_id must be 1-64 letters, digits, '.', '_' or '-'");
+        }
         return overrides.find(accountId, ruleId, includeExpired ? null : clock.instant());
     }
 
     /** Creates or replaces the account's override of the rule. */
     Written put(OverrideRequest request, String actor) {
         List<Violation> shape = checkShape(request, clock.instant());
+        shape.addAll(validator.validateReason(request.reason()));
         if (!shape.isEmpty()) {
             throw new InvalidRuleException(shape);
         }
@@ -77,6 +86,14 @@ class OverrideCatalog {
     }
 
     void delete(String accountId, String ruleId, String actor, String reason) {
+        List<Violation> violations = validator.validateReason(reason);
+        if (!violations.isEmpty()) {
+            throw new InvalidRuleException(violations);
+        }
+        // nothing stored has such an account or rule id, and PostgreSQL refuses a NUL in a parameter
+        if (!RuleValidator.isAccountId(accountId) || !RuleValidator.isRuleId(ruleId)) {
+            throw new NotFoundException("No override of that rule for that account.");
+        }
         transactions.executeWithoutResult(tx -> {
             changes.lock();
             AccountOverride existing = overrides.find(accountId, ruleId)
@@ -95,6 +112,9 @@ class OverrideCatalog {
         List<Violation> violations = new ArrayList<>();
         if (request.ruleId() == null || request.ruleId().isBlank()) {
             violations.add(new Violation("rule_id", "is required"));
+        } else if (!RuleValidator.isRuleId(request.ruleId())) {
+            // refused here, before the rule is looked up: no rule has such an id, and PostgreSQL refuses a NUL
+            violations.add(new Violation("rule_id", "names no rule"));
         }
         if (request.accountId() == null || request.accountId().isBlank()) {
             violations.add(new Violation("account_id", "is required"));
@@ -107,10 +127,11 @@ class OverrideCatalog {
         }
         if (request.expiresAt() != null && !request.expiresAt().isAfter(now)) {
             violations.add(new Violation("expires_at", "is not in the future (" + request.expiresAt() + "): the override would never apply"));
-        }
-        if (request.reason() != null && request.reason().length() > MAX_REASON) {
-            violations.add(new Violation("reason", "must be at most " + MAX_REASON + " characters"));
+        } else if (request.expiresAt() != null && request.expiresAt().isAfter(LATEST_EXPIRY)) {
+            // Java holds years up to 10^9, PostgreSQL's timestamptz up to 294276: an insert failed as a 500
+            violations.add(new Violation("expires_at", "must be before the year 10000; leave it out for an override that never expires"));
         }
         return violations;
     }
+
 }

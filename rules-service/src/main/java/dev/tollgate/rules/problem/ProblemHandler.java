@@ -1,5 +1,7 @@
 package dev.tollgate.rules.problem;
 
+import dev.tollgate.common.validation.Violation;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -14,14 +16,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.exc.InvalidFormatException;
 
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * Maps every failure to problem details with a {@code code}. Bad input says what to change; a rules
@@ -32,7 +29,6 @@ import java.util.stream.Collectors;
 class ProblemHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
-    private static final int MAX_DETAIL = 400;
 
     @ExceptionHandler(InvalidRuleException.class)
     ResponseEntity<ProblemDetail> invalidRule(InvalidRuleException e) {
@@ -78,6 +74,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler({DataAccessException.class, TransactionException.class})
     ResponseEntity<ProblemDetail> rulesStoreFailure(RuntimeException e) {
+        if (StoreFailures.isUnstorableValue(e)) {
+            // the catalogs refuse such values first; this covers any parameter they do not know about
+            return respond(problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
+                    "A parameter holds a value PostgreSQL cannot store or compare (a NUL, text that is not UTF-8, or a date or number out of range)."));
+        }
         if (!StoreFailures.isUnavailable(e)) {
             return unexpected(e);
         }
@@ -88,8 +89,18 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5").body(problem);
     }
 
+    /** Tomcat decodes query parameters lazily and throws when one is not percent-encoded UTF-8 ({@code ?reason=%E2%82}). */
+    @ExceptionHandler(InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> undecodableParameter(InvalidParameterException e) {
+        return respond(problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
+                "A query parameter is not valid percent-encoded UTF-8."));
+    }
+
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        if (hasCause(e, BodyTooLargeException.class)) {
+            return respond(tooLarge(e));
+        }
         if (StoreFailures.isUnavailable(e)) {
             return rulesStoreFailure(new TransientStoreFailure(e));
         }
@@ -97,10 +108,26 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return respond(problem(HttpStatus.INTERNAL_SERVER_ERROR, ProblemCodes.INTERNAL_ERROR, "An unexpected error occurred."));
     }
 
+    /**
+     * A body Jackson could not read. An enum value that names nothing ({@code "algorithm": "leaky"}) is
+     * a rule that cannot be enforced: 422 {@code invalid_rule} naming the field, like the validator's
+     * refusals. Anything else is 400 {@code bad_request}, also naming the field; a body past the cap 413.
+     */
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex, HttpHeaders headers,
                                                                   HttpStatusCode status, WebRequest request) {
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST, unreadableBody(ex));
+        if (hasCause(ex, BodyTooLargeException.class)) {
+            return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(tooLarge(ex));
+        }
+        UnreadableBody unreadable = UnreadableBody.of(ex);
+        if (unreadable.invalidValue()) {
+            return ResponseEntity.unprocessableContent().body(invalidRule(new InvalidRuleException(
+                    List.of(new Violation(unreadable.field(), unreadable.message())))).getBody());
+        }
+        String where = unreadable.field().isEmpty() ? "" : " (at " + unreadable.field() + ")";
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
+                "The request body cannot be read: " + unreadable.message() + where + ".");
+        problem.setProperty("errors", List.of(Map.of("field", unreadable.field(), "message", unreadable.message())));
         return ResponseEntity.badRequest().body(problem);
     }
 
@@ -116,25 +143,22 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return response;
     }
 
-    /** Jackson's own words, without the Java class names it would otherwise quote. */
-    private static String unreadableBody(HttpMessageNotReadableException ex) {
-        Throwable cause = ex.getCause();
-        String reason;
-        if (cause instanceof InvalidFormatException format && format.getTargetType() != null && format.getTargetType().isEnum()) {
-            String values = Arrays.stream(format.getTargetType().getEnumConstants())
-                    .map(value -> ((Enum<?>) value).name().toLowerCase(Locale.ROOT))
-                    .collect(Collectors.joining(", "));
-            reason = "\"" + format.getValue() + "\" is not one of " + values + " (at " + format.getPathReference() + ")";
-        } else if (cause instanceof JacksonException jackson) {
-            String path = jackson.getPathReference();
-            reason = jackson.getOriginalMessage()
-                    + (path == null || path.isBlank() ? "" : " (at " + path + ")");
-        } else {
-            reason = "the body is missing or is not JSON";
+    private static ProblemDetail tooLarge(Throwable error) {
+        BodyTooLargeException cause = cause(error, BodyTooLargeException.class);
+        return problem(HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE, cause.getMessage());
+    }
+
+    private static boolean hasCause(Throwable error, Class<? extends Throwable> type) {
+        return cause(error, type) != null;
+    }
+
+    private static <T extends Throwable> T cause(Throwable error, Class<T> type) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
         }
-        reason = reason.replaceAll("`?(?:[a-z]+\\.)+([A-Z][A-Za-z$]*)`?", "$1");
-        String detail = "The request body cannot be read: " + reason;
-        return detail.length() > MAX_DETAIL ? detail.substring(0, MAX_DETAIL) + "..." : detail;
+        return null;
     }
 
     private static ProblemDetail problem(HttpStatus status, String code, String detail) {

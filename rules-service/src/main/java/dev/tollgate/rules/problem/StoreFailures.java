@@ -9,6 +9,7 @@ import org.springframework.transaction.TransactionSystemException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.List;
 
 /**
  * Tells an outage of PostgreSQL (503, try again later) from a bug (500). An outage shows up in many
@@ -36,6 +37,21 @@ final class StoreFailures {
             // a rollback on a connection that just died fails too, and hides the failure that caused it
             if (cause instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
                     && isUnavailable(rollback.getApplicationException())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * PostgreSQL refused the value of a parameter: 22021 (a NUL, or bytes that are not UTF-8), 22P05
+     * (untranslatable), 22008 (a timestamp out of its range) or 22003 (a number out of its column's
+     * range). The value came from the caller, so this is a 400, not a failure of the store.
+     */
+    static boolean isUnstorableValue(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null
+                    && List.of("22021", "22P05", "22008", "22003").contains(sql.getSQLState())) {
                 return true;
             }
         }

@@ -5,6 +5,7 @@ import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
 import dev.tollgate.rules.problem.VersionConflictException;
@@ -48,14 +49,20 @@ class RuleCatalog {
     }
 
     List<Rule> list(String domain) {
+        if (domain != null && !RuleValidator.isStorableText(domain, RuleValidator.MAX_DOMAIN)) {
+            throw new BadRequestException("domain must be at most " + RuleValidator.MAX_DOMAIN
+                    + " characters of valid text without control characters");
+        }
         return rules.findAll(domain);
     }
 
     Rule get(String ruleId) {
+        requireIdShape(ruleId);
         return rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
     }
 
     List<HistoryEntry> history(String ruleId) {
+        requireIdShape(ruleId);
         List<HistoryEntry> entries = changes.forRule(ruleId);
         if (entries.isEmpty() && rules.find(ruleId).isEmpty()) {
             throw notFound(ruleId);
@@ -65,7 +72,8 @@ class RuleCatalog {
 
     /** Creates the rule (no {@code If-Match}) or replaces it (with the current version in {@code If-Match}). */
     Written put(Rule candidate, IfMatch ifMatch, String actor, String reason) {
-        List<Violation> violations = validator.validate(candidate);
+        List<Violation> violations = new ArrayList<>(validator.validate(candidate));
+        violations.addAll(validator.validateReason(reason));
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);
         }
@@ -98,6 +106,8 @@ class RuleCatalog {
 
     /** Deletes the rule, and with it its overrides and region budgets; each override's removal is recorded. */
     void delete(String ruleId, IfMatch ifMatch, String actor, String reason) {
+        requireIdShape(ruleId);
+        requireReason(reason);
         transactions.executeWithoutResult(tx -> {
             changes.lock();
             Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
@@ -117,6 +127,8 @@ class RuleCatalog {
      * {@code If-Match} is optional here (switching a mode is safe to repeat) but a stale one is a conflict.
      */
     Rule setMode(String ruleId, Mode mode, IfMatch ifMatch, String actor, String reason) {
+        requireIdShape(ruleId);
+        requireReason(reason);
         return transactions.execute(tx -> {
             changes.lock();
             Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
@@ -146,6 +158,20 @@ class RuleCatalog {
         }
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);
+        }
+    }
+
+    private void requireReason(String reason) {
+        List<Violation> violations = validator.validateReason(reason);
+        if (!violations.isEmpty()) {
+            throw new InvalidRuleException(violations);
+        }
+    }
+
+    /** No stored rule has an id outside the id pattern, so such a path is a 404 without asking PostgreSQL (which refuses a NUL). */
+    private static void requireIdShape(String ruleId) {
+        if (!RuleValidator.isRuleId(ruleId)) {
+            throw new NotFoundException("No rule of that id: rule ids are 1-64 letters, digits, '.', '_' or '-'.");
         }
     }
 

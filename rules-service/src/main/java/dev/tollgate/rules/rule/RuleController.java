@@ -2,6 +2,7 @@ package dev.tollgate.rules.rule;
 
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.store.HistoryEntry;
 import io.swagger.v3.oas.annotations.Operation;
@@ -55,7 +56,9 @@ class RuleController {
                              @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
                              Principal who) {
         if (body.id() != null && !body.id().equals(id)) {
-            throw InvalidRuleException.of("id", "is " + body.id() + " in the body but " + id + " in the path; they must match");
+            // the body's id is quoted only when it could be an id: it may be 60 KB of anything
+            String named = RuleValidator.isRuleId(body.id()) ? body.id() : "another id";
+            throw InvalidRuleException.of("id", "is " + named + " in the body but " + id + " in the path; they must match");
         }
         IfMatch precondition = IfMatch.parse(ifMatch);
         RuleCatalog.Written written = catalog.put(body.toRule(id), precondition, who.getName(), body.reason());

@@ -46,4 +46,17 @@ class StoreFailuresTest {
                 new SQLException("new row violates check constraint", "23514")))).isFalse();
         assertThat(StoreFailures.isUnavailable(new IllegalStateException("bug"))).isFalse();
     }
+
+    @Test
+    void aValuePostgresqlCannotHoldIsTheCallersNotAnOutage() {
+        DataIntegrityViolationException nul = new DataIntegrityViolationException("select",
+                new SQLException("ERROR: invalid byte sequence for encoding \"UTF8\": 0x00", "22021"));
+
+        assertThat(StoreFailures.isUnstorableValue(nul)).isTrue();
+        assertThat(StoreFailures.isUnavailable(nul)).isFalse();
+        assertThat(StoreFailures.isUnstorableValue(new DataIntegrityViolationException("insert",
+                new SQLException("ERROR: timestamp out of range", "22008")))).isTrue();
+        assertThat(StoreFailures.isUnstorableValue(new DataIntegrityViolationException("insert",
+                new SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
+    }
 }
