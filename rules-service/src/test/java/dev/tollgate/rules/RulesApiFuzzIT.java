@@ -76,6 +76,8 @@ class RulesApiFuzzIT {
                         "--spring.datasource.username=" + postgres.username(),
                         "--spring.datasource.password=" + postgres.password(),
                         "--spring.security.oauth2.resourceserver.jwt.public-key-location=" + TestTokens.publicKeyLocation(),
+                        "--tollgate.security.issuer=" + TestTokens.issuer(),
+                        "--spring.security.oauth2.resourceserver.jwt.audiences=" + TestTokens.audience(),
                         "--tollgate.watch.timeout=1500ms",
                         "--tollgate.watch.poll=50ms",
                         "--tollgate.usage.region=us-east",

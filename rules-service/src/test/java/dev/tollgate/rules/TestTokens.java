@@ -64,6 +64,11 @@ final class TestTokens {
         return ISSUER;
     }
 
+    /** The {@code aud} of every token minted here. */
+    static String audience() {
+        return AUDIENCE;
+    }
+
     /** {@code file:} location of the trusted public key, PEM-encoded. */
     static String publicKeyLocation() {
         return PUBLIC_KEY.toUri().toString();
