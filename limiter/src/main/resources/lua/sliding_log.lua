@@ -6,10 +6,12 @@
 --   limit   events allowed per window
 --   window  the window in ms
 --   cost    events one request counts for
--- Returns {allowed, retry_ms, hold_ms, remaining_1, reset_ms_1, ...}; hold_ms = retry_ms
+-- Returns {allowed, retry_ms, hold_ms, remaining_1, reset_ms_1, ..., stamp}; hold_ms = retry_ms
 --   allowed   1 or 0 (0: nothing was added to any log)
 --   retry_ms  on deny, ms until enough old events have left every denying window
 --   remaining events left in the window; reset_ms: ms until the log is empty again
+--   stamp     the store's microsecond clock that named this call's members ('<stamp>:<i>:<j>'), so that
+--             the spend can be taken back (refund.lua) when another part of the check denies it
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local micros = t[1] .. string.format('%06d', tonumber(t[2]))
@@ -57,4 +59,5 @@ for i = 1, n do
     reply[2 * i + 3] = 0
   end
 end
+reply[2 * n + 4] = tonumber(micros)
 return reply

@@ -47,7 +47,8 @@ final class FailModes {
         }
         return GroupAnswer.of(group, i -> (answer.allowed()
                 ? EntryResult.allowed(group.rule(i).id(), answer.remaining()[i], 0)
-                : EntryResult.denied(group.rule(i).id(), 0, answer.retryMs(), answer.retryMs())).withFallback(FAIL_OPEN));
+                : EntryResult.denied(group.rule(i).id(), 0, answer.retryMs(), answer.retryMs())).withFallback(FAIL_OPEN),
+                () -> fallback.giveBack(group.key(), group.spends()));
     }
 
     private static boolean failsClosed(KeyGroup group) {

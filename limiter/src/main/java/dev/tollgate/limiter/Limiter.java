@@ -10,6 +10,7 @@ import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.FixedWindows;
 import dev.tollgate.limiter.algorithm.GroupReply;
+import dev.tollgate.limiter.algorithm.Refunds;
 import dev.tollgate.limiter.algorithm.ScriptCall;
 import dev.tollgate.limiter.algorithm.SlidingLogs;
 import dev.tollgate.limiter.algorithm.Spend;
@@ -49,8 +50,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Entries that share a key (and algorithm) are checked and spent by one atomic script on that key's
  * slot: all of them or none. Entries on different keys cannot share a script in Redis Cluster, so
- * each key group runs concurrently and the verdict is the strictest; a group that was allowed has
- * spent even when another group denied the request (see the README, "Partial spends").
+ * each key group runs concurrently and the verdict is the strictest; when a group denies, the groups
+ * that admitted the request give back what they spent (see the README, "A denied request spends
+ * nothing").
  */
 public final class Limiter {
 
@@ -216,12 +218,12 @@ public final class Limiter {
                     if (outcome == StoreOutcome.PAST_DEADLINE) {
                         metrics.deadlineExceeded();
                     }
-                    return outcome.failed() ? fallBack(group, shard, outcome.error()) : fromStore(group, outcome.reply());
+                    return outcome.failed() ? fallBack(group, shard, outcome.error()) : fromStore(group, outcome.spent());
                 });
     }
 
     /** What one script call came to, as a value: the reply, or the store's failure. */
-    private record StoreOutcome(GroupReply reply, StoreException error) {
+    private record StoreOutcome(Spent spent, StoreException error) {
 
         static final StoreOutcome PAST_DEADLINE = new StoreOutcome(null, DEADLINE);
 
@@ -233,17 +235,17 @@ public final class Limiter {
     /** The script call with the breaker's and the pod's bookkeeping; never completes exceptionally. */
     private CompletableFuture<StoreOutcome> storeCall(KeyGroup group, CircuitBreaker breaker) {
         long started = breaker.getCurrentTimestamp();
-        CompletableFuture<GroupReply> reply;
+        CompletableFuture<Spent> spent;
         try {
-            reply = call(group, callFor(group, clock.millis()), true);
+            spent = call(group, callFor(group, clock.millis()), true);
         } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
+            spent = CompletableFuture.failedFuture(e);
         }
-        return reply.handle((value, error) -> {
+        return spent.handle((value, error) -> {
             long elapsed = breaker.getCurrentTimestamp() - started;
             if (error == null) {
                 breaker.onSuccess(elapsed, breaker.getTimestampUnit());
-                local.learn(group, value);
+                local.learn(group, value.reply());
                 return new StoreOutcome(value, null);
             }
             StoreException failure = asStoreException(error);
@@ -262,11 +264,16 @@ public final class Limiter {
         GroupAnswer answer = failModes.answer(group, shard, error);
         if (!answer.admitted()) {
             local.refund(group);
+            return answer;
         }
-        return answer;
+        return answer.alsoRefunding(() -> local.refund(group));
     }
 
-    private CompletableFuture<GroupReply> call(KeyGroup group, ScriptCall call, boolean mayRename) {
+    /** A script call that the store answered: the call as sent (a fixed window may have been renamed) and its reply. */
+    private record Spent(ScriptCall call, GroupReply reply) {
+    }
+
+    private CompletableFuture<Spent> call(KeyGroup group, ScriptCall call, boolean mayRename) {
         long started = System.nanoTime();
         return store.run(call.script(), call.keys(), call.args()).handle((reply, error) -> {
             String outcome = error == null ? "ok" : asStoreException(error).reason();
@@ -283,7 +290,7 @@ public final class Limiter {
                 // our clock named another window than the store's TIME: rename from the store's clock
                 return call(group, callFor(group, reply.get(1)), false);
             }
-            return CompletableFuture.completedFuture(GroupReply.parse(reply, call.keys().size()));
+            return CompletableFuture.completedFuture(new Spent(call, GroupReply.parse(reply, call.keys().size())));
         });
     }
 
@@ -295,12 +302,37 @@ public final class Limiter {
         };
     }
 
-    private GroupAnswer fromStore(KeyGroup group, GroupReply reply) {
+    private GroupAnswer fromStore(KeyGroup group, Spent spent) {
+        GroupReply reply = spent.reply();
         long leaseLeft = Math.max(0, reply.granted() - 1);
         List<Spend> spends = group.spends();
-        return GroupAnswer.of(group, i -> reply.allowed()
-                ? EntryResult.allowed(group.rule(i).id(), LocalAnswers.podView(reply.remaining()[i], leaseLeft, spends.get(i).cost()), reply.resetMs()[i])
-                : EntryResult.denied(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i], reply.retryMs()));
+        if (!reply.allowed()) {
+            return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i], reply.retryMs()));
+        }
+        return GroupAnswer.of(group,
+                i -> EntryResult.allowed(group.rule(i).id(), LocalAnswers.podView(reply.remaining()[i], leaseLeft, spends.get(i).cost()), reply.resetMs()[i]),
+                () -> {
+                    local.refund(group);
+                    if (local.giveBackToLease(group)) {
+                        metrics.refunded("lease");
+                    } else {
+                        giveBackToStore(Refunds.of(spent.call(), spends, reply));
+                    }
+                });
+    }
+
+    /**
+     * Takes a spend back in the store. Not awaited: the check's answer does not wait for it, so the spend
+     * is visible to other checks for about one round trip; a refund that fails leaves the spend standing
+     * (the key under-admits by that one request), and is counted.
+     */
+    private void giveBackToStore(ScriptCall refund) {
+        try {
+            store.run(refund.script(), refund.keys(), refund.args())
+                    .whenComplete((reply, error) -> metrics.refunded(error == null ? "ok" : "failed"));
+        } catch (RuntimeException e) {
+            metrics.refunded("failed");
+        }
     }
 
     /** The one place answers become the response: per entry, with the decision metrics and the usage report. */
@@ -309,6 +341,7 @@ public final class Limiter {
         for (int g = 0; g < answers.length; g++) {
             GroupAnswer answer = answers[g].join();
             if (answer.failed()) {
+                refundAdmitted(answers);
                 return CompletableFuture.failedFuture(answer.failure());
             }
             KeyGroup group = groups.get(g);
@@ -325,8 +358,27 @@ public final class Limiter {
         }
         CheckResponse response = CheckResponse.of(Arrays.asList(results));
         metrics.checked(sample, response.verdict());
-        recordUsage(entries, results);
+        if (response.allowed()) {
+            recordUsage(entries, results);
+        } else {
+            refundAdmitted(answers);
+        }
         return CompletableFuture.completedFuture(response);
+    }
+
+    /**
+     * A denied request spends nothing: every key group that admitted it gives back what it spent. Groups
+     * on one key and algorithm are all-or-nothing in their script already; this covers the groups on
+     * other keys (an account bucket beside a per-IP login log) and other algorithms of one key (a bucket
+     * beside a daily quota), which Redis Cluster cannot put in one script.
+     */
+    private static void refundAdmitted(CompletableFuture<GroupAnswer>[] answers) {
+        for (CompletableFuture<GroupAnswer> future : answers) {
+            GroupAnswer answer = future.join();
+            if (answer.admitted()) {
+                answer.refund().run();
+            }
+        }
     }
 
     /** Admitted spends of enforced rules, for the region's usage report (shadow and unknown rules spend nothing real). */

@@ -92,7 +92,17 @@ final class LocalAnswers {
         metrics.leaseHit();
         List<Spend> spends = group.spends();
         return GroupAnswer.of(group, i -> EntryResult.allowed(group.rule(i).id(),
-                podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]));
+                podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]),
+                () -> {
+                    // an expired lease keeps it: the lease's tokens are counted as stranded when it goes
+                    leases.giveBack(group.leaseSet());
+                    refund(group);
+                });
+    }
+
+    /** Puts one request back on the group's lease; false when it has none live (leases off, or expired). */
+    boolean giveBackToLease(KeyGroup group) {
+        return optimizations.leases() && isBucketGroup(group) && leases.giveBack(group.leaseSet());
     }
 
     /** Requests to ask the store for: a lease for token buckets, one otherwise or after a lost grant. */

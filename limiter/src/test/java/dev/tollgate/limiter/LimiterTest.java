@@ -16,6 +16,7 @@ import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
+import dev.tollgate.limiter.store.LuaScript;
 import dev.tollgate.limiter.store.StoreException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -240,6 +241,44 @@ class LimiterTest {
         check(limiter, "api", "enterprise", "acct");
         assertThat(registry.get(LimiterMetrics.DECISIONS).tag("rule", "enterprise").counter().count())
                 .as("the store's answer and the fallback's").isEqualTo(2);
+    }
+
+    @Test
+    void aRequestDeniedByOneGroupGivesBackWhatTheOthersSpentInTheStore() throws Exception {
+        Limiter limiter = limiter(Optimizations.NONE);
+        store.then(reply(1L, 0L, 0L, 4L, 200L))                       // the account's bucket: allowed, spent
+                .then(reply(0L, 30_000L, 30_000L, 0L, 60_000L, 0L))   // the IP's login log: denied
+                .otherwise(reply(1L));                                 // the refund
+        CheckResponse response = check(limiter, request("auth", entry("login-bucket", "u1"), entry("login-ip", "203.0.113.9")));
+        assertThat(response.verdict()).isEqualTo(Verdict.DENY);
+        ScriptedStore.Call refund = store.lastCall();
+        assertThat(refund.script()).isEqualTo(LuaScript.REFUND);
+        assertThat(refund.keys()).containsExactly("rl:{u1}:login-bucket");
+        assertThat(refund.args()).containsExactly("bucket", "1000", "5000");
+        assertThat(registry.get(LimiterMetrics.REFUNDS).tag("outcome", "ok").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aLeasedRequestThatAnotherGroupDeniedGoesBackOnTheLease() throws Exception {
+        Limiter limiter = limiter(Optimizations.ALL);
+        store.then(reply(3L, 0L, 0L, 2L, 600L))                       // a lease of 3 on the account's bucket
+                .then(reply(0L, 30_000L, 30_000L, 0L, 60_000L, 0L));  // the IP's login log: denied
+        assertThat(check(limiter, request("auth", entry("login-bucket", "u1"), entry("login-ip", "203.0.113.9"))).allowed()).isFalse();
+        assertThat(store.callCount()).as("no store call to give it back").isEqualTo(2);
+        assertThat(registry.get(LimiterMetrics.REFUNDS).tag("outcome", "lease").counter().count()).isEqualTo(1);
+        // the lease holds all 3 requests again: 2 left over plus the one given back
+        for (int i = 0; i < 3; i++) {
+            assertThat(check(limiter, "auth", "login-bucket", "u1").allowed()).isTrue();
+        }
+        assertThat(store.callCount()).isEqualTo(2);
+    }
+
+    @Test
+    void anAdmittedRequestKeepsWhatItSpent() throws Exception {
+        Limiter limiter = limiter(Optimizations.NONE);
+        store.then(reply(1L, 0L, 0L, 4L, 200L)).then(reply(1L, 0L, 0L, 4L, 60_000L, 1_764_500_000_000_000L));
+        assertThat(check(limiter, request("auth", entry("login-bucket", "u1"), entry("login-ip", "203.0.113.9"))).allowed()).isTrue();
+        assertThat(store.callCount()).isEqualTo(2);
     }
 
     private Limiter limiter(Optimizations optimizations) {

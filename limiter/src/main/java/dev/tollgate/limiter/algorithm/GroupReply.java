@@ -14,12 +14,18 @@ import java.util.List;
  *                "the deny queue"); after a grant of a bucket's last token, the same for the next request;
  *                0 otherwise
  */
-public record GroupReply(long granted, long retryMs, long holdMs, long[] remaining, long[] resetMs) {
+public record GroupReply(long granted, long retryMs, long holdMs, long[] remaining, long[] resetMs, long stamp) {
 
     private static final int HEADER = 3;
 
+    /** @param stamp a sliding log's trailing value: the microsecond clock that named its members (0 otherwise) */
+    public GroupReply(long granted, long retryMs, long holdMs, long[] remaining, long[] resetMs) {
+        this(granted, retryMs, holdMs, remaining, resetMs, 0);
+    }
+
     public static GroupReply parse(List<Long> reply, int keys) {
-        if (reply.size() != HEADER + 2 * keys) {
+        int size = HEADER + 2 * keys;
+        if (reply.size() != size && reply.size() != size + 1) {
             throw new IllegalStateException("script replied " + reply.size() + " values for " + keys + " keys");
         }
         long[] remaining = new long[keys];
@@ -28,7 +34,8 @@ public record GroupReply(long granted, long retryMs, long holdMs, long[] remaini
             remaining[i] = Math.max(0, reply.get(HEADER + 2 * i));
             reset[i] = Math.max(0, reply.get(HEADER + 1 + 2 * i));
         }
-        return new GroupReply(reply.get(0), reply.get(1), Math.max(reply.get(1), reply.get(2)), remaining, reset);
+        long stamp = reply.size() > size ? reply.get(size) : 0;
+        return new GroupReply(reply.get(0), reply.get(1), Math.max(reply.get(1), reply.get(2)), remaining, reset, stamp);
     }
 
     public boolean allowed() {

@@ -84,6 +84,16 @@ public final class FallbackBuckets {
         return new Answer(true, remaining, 0);
     }
 
+    /** Gives back what {@link #spend} took for a request that another limit of its check denied. */
+    public void giveBack(String key, List<Spend> spends) {
+        for (Spend spend : spends) {
+            Entry entry = buckets.getIfPresent(spend.rule().id() + '\u0000' + key);
+            if (entry != null) {
+                entry.bucket().refund(spend.cost());
+            }
+        }
+    }
+
     /** The shard's breaker closed: its buckets are stale from now on. O(1), safe on any thread. */
     public void drop(String shard) {
         generation(shard).incrementAndGet();

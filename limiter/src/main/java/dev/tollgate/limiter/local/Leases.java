@@ -112,6 +112,25 @@ public final class Leases {
         });
     }
 
+    /**
+     * Puts one request back on the set's lease, when a check that took it (or whose store call granted
+     * the lease) was denied by another of its limits. False when the set holds no live lease: the caller
+     * gives the tokens back to the store instead.
+     */
+    public boolean giveBack(String set) {
+        Lease lease = leases.getIfPresent(set);
+        if (lease == null) {
+            return false;
+        }
+        synchronized (lease) {
+            if (nanoTime.getAsLong() >= lease.expiresAtNanos) {
+                return false;
+            }
+            lease.requests++;
+            return true;
+        }
+    }
+
     private void strand(Lease lease) {
         long left;
         synchronized (lease) {

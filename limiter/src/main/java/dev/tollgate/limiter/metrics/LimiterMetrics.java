@@ -30,6 +30,7 @@ public final class LimiterMetrics {
     public static final String LOCAL_DROPS = "tollgate.local.drops";
     public static final String LEASE_LOST_ON_TIMEOUT = "tollgate.lease.lost.on.timeout";
     public static final String DEADLINE_EXCEEDED = "tollgate.check.deadline.exceeded";
+    public static final String REFUNDS = "tollgate.refunds";
 
     /** Checks take tens of microseconds to a millisecond: histogram buckets must start well below 1 ms. */
     private static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofNanos(20_000);
@@ -128,6 +129,19 @@ public final class LimiterMetrics {
 
     public void deadlineExceeded() {
         deadlineExceeded.increment();
+    }
+
+    /**
+     * A refund of what an allowed key group spent when another group denied the request.
+     *
+     * @param outcome {@code lease} (put back on the pod's lease), {@code ok} (given back in the store),
+     *                {@code failed} (the store did not take it back: the spend stands)
+     */
+    public void refunded(String outcome) {
+        counters.computeIfAbsent(REFUNDS + '\u0000' + outcome, k -> Counter.builder(REFUNDS)
+                .description("Spends given back because another limit of the same check denied the request")
+                .tag("outcome", outcome)
+                .register(registry)).increment();
     }
 
     public void failedOpen(String ruleId) {

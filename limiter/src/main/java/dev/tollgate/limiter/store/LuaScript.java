@@ -14,6 +14,7 @@ public record LuaScript(String name, String body, String sha1) {
     public static final LuaScript TOKEN_BUCKET = load("token_bucket");
     public static final LuaScript SLIDING_LOG = load("sliding_log");
     public static final LuaScript FIXED_WINDOW = load("fixed_window");
+    public static final LuaScript REFUND = load("refund");
 
     public static LuaScript load(String name) {
         String resource = "/lua/" + name + ".lua";
