@@ -1,5 +1,6 @@
 /**
  * The model every Tollgate part agrees on: rules and their limits, the check contract, and the rule
- * validator that both rules-service and every pod run. Plain Java, so a gateway can embed it.
+ * validator that both rules-service and every pod run. Plain Java, so a gateway can embed it; only
+ * {@code wire}, which the HTTP services use, needs Jackson, an optional dependency.
  */
 package dev.tollgate.common;

@@ -1,5 +1,7 @@
 package dev.tollgate.rules;
 
+import dev.tollgate.testsupport.fuzz.FuzzCall;
+import dev.tollgate.testsupport.fuzz.FuzzRun;
 import dev.tollgate.testsupport.postgres.Postgres;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import net.jqwik.api.Arbitraries;
@@ -18,20 +20,16 @@ import net.jqwik.api.lifecycle.BeforeProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import static dev.tollgate.testsupport.fuzz.FuzzJson.object;
+import static dev.tollgate.testsupport.fuzz.FuzzJson.string;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,9 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * endpoint against a real service on a real port, over a fresh database on the shared PostgreSQL:
  * rules and overrides with wrong types, unknown enum values, huge numbers, long and broken text (NULs,
  * lone surrogates), duplicate and unknown keys, deep nesting, garbage bytes, bodies past the cap, wrong
- * content types, bad {@code If-Match} headers, bad tokens and odd query parameters. Every case must be
- * answered within {@link #TIMEOUT} (or on a second try, a few times a run: {@link #secondChance}), never with a 5xx, every 4xx as a problem with a {@code code}; the
- * heap after the run stays within {@link #HEAP_GROWTH}.
+ * content types, bad {@code If-Match} headers, bad tokens and odd query parameters. Every case must
+ * pass what {@link FuzzRun} asks of every answer (within {@link #TIMEOUT}, or on a second try at most
+ * {@link #MAX_STALLS} times; never a 5xx; every 4xx a problem with a {@code code}), a problem in a
+ * bounded body; the heap after the run stays within {@link #HEAP_GROWTH}.
  *
  * <p>jqwik has no Spring extension, so the service is started here with {@link SpringApplicationBuilder}
  * on port 0, with the same settings as {@link ServiceTestBase}.
@@ -50,20 +49,17 @@ class RulesApiFuzzIT {
 
     static final int TRIES = 4_000;
     static final Duration TIMEOUT = Duration.ofSeconds(2);
-    /** Late answers a run tolerates, each answered on a second try: CPU starvation, not a hang (see {@link #secondChance}). */
+    /** Late answers a run tolerates, each answered on a second try: CPU starvation, not a hang. */
     static final int MAX_STALLS = 3;
     static final long HEAP_GROWTH = 64L << 20;
     static final int MAX_PROBLEM_BYTES = 16 * 1024;
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     /** Rules the fuzzer's overrides and replacements aim at; created before the run. */
     private static final List<String> KNOWN = List.of("fz-bucket", "fz-login", "fz-daily");
 
     private static ConfigurableApplicationContext service;
-    private static int port;
-    private static HttpClient http;
+    private static FuzzRun run;
     private static String token;
-    private static FuzzFigures figures;
 
     @BeforeContainer
     static void startService() {
@@ -83,8 +79,7 @@ class RulesApiFuzzIT {
                         "--tollgate.usage.region=us-east",
                         "--tollgate.usage.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
                         "--tollgate.usage.redis.command-timeout=1s");
-        port = ((WebServerApplicationContext) service).getWebServer().getPort();
-        http = FuzzCall.client();
+        run = new FuzzRun("rules-service fuzz", ((WebServerApplicationContext) service).getWebServer().getPort(), TIMEOUT, MAX_STALLS);
         token = TestTokens.all("fuzzer");
     }
 
@@ -97,90 +92,36 @@ class RulesApiFuzzIT {
 
     @BeforeProperty
     void createTargetsWarmUpAndMeasure() throws Exception {
-        figures = new FuzzFigures("rules-service fuzz");
-        send(FuzzCall.json("setup", "PUT", "/v1/rules/fz-bucket", "{\"domain\":\"public-api\",\"match\":{\"plan\":\"growth\"},"
+        run.send(FuzzCall.json("setup", "PUT", "/v1/rules/fz-bucket", "{\"domain\":\"public-api\",\"match\":{\"plan\":\"growth\"},"
                 + "\"algorithm\":\"token_bucket\",\"rate_per_s\":10,\"burst\":20,\"max_cost\":5}", token));
-        send(FuzzCall.json("setup", "PUT", "/v1/rules/fz-login", "{\"domain\":\"auth\",\"match\":{\"route\":\"/login\"},"
+        run.send(FuzzCall.json("setup", "PUT", "/v1/rules/fz-login", "{\"domain\":\"auth\",\"match\":{\"route\":\"/login\"},"
                 + "\"algorithm\":\"sliding_log\",\"limit\":5,\"window_s\":60,\"fail_mode\":\"closed\"}", token));
-        send(FuzzCall.json("setup", "PUT", "/v1/rules/fz-daily", "{\"domain\":\"public-api\",\"match\":{\"plan\":\"free\"},"
+        run.send(FuzzCall.json("setup", "PUT", "/v1/rules/fz-daily", "{\"domain\":\"public-api\",\"match\":{\"plan\":\"free\"},"
                 + "\"algorithm\":\"fixed_window\",\"limit\":10000,\"window_s\":86400}", token));
         // the targets exist, so overrides and replacements reach the store and its checks, not only the validator
         for (String id : KNOWN) {
-            assertThat(send(new FuzzCall("setup", "GET", "/v1/rules/" + id, null, null, token, null)).statusCode()).isEqualTo(200);
+            assertThat(run.send(new FuzzCall("setup", "GET", "/v1/rules/" + id, null, null, token, null)).statusCode()).isEqualTo(200);
         }
         for (int i = 0; i < 100; i++) {
-            send(FuzzCall.json("warm-up", "PUT", "/v1/rules/warm-" + i, "{\"domain\":7}", token));
-            send(new FuzzCall("warm-up", "GET", "/v1/rules/fz-bucket", null, null, token, null));
+            run.send(FuzzCall.json("warm-up", "PUT", "/v1/rules/warm-" + i, "{\"domain\":7}", token));
+            run.send(new FuzzCall("warm-up", "GET", "/v1/rules/fz-bucket", null, null, token, null));
         }
-        figures.start();
+        run.start();
     }
 
     @AfterProperty
     void heapStaysFlat() {
-        long after = FuzzFigures.usedHeapAfterGc();
-        String report = figures.finish(after);
-        System.out.println(report);
-        if (figures.failed()) {
-            return; // the property's own failure says what went wrong; the heap after a failed run says nothing
-        }
-        assertThat(figures.cases()).as(report).isGreaterThanOrEqualTo(TRIES);
-        assertThat(after).as("used heap after GC grew by more than %d MB: %s", HEAP_GROWTH >> 20, report)
-                .isLessThanOrEqualTo(figures.heapBefore() + HEAP_GROWTH);
+        run.finish(TRIES, HEAP_GROWTH);
     }
 
     @Property(tries = TRIES, generation = GenerationMode.RANDOMIZED, shrinking = ShrinkingMode.BOUNDED)
     void everyCaseIsAnsweredInTimeWithoutA5xx(@ForAll("calls") FuzzCall call) throws Exception {
-        try {
-            answersInTimeWithoutA5xx(call);
-        } catch (Exception | AssertionError e) {
-            figures.fail();
-            throw e;
-        }
-    }
-
-    private void answersInTimeWithoutA5xx(FuzzCall call) throws Exception {
-        long started = System.nanoTime();
-        HttpResponse<String> answer;
-        try {
-            answer = send(call);
-        } catch (HttpTimeoutException late) {
-            answer = secondChance(call, late);
-        }
-        figures.answered(call, answer.statusCode(), System.nanoTime() - started);
-
-        int status = answer.statusCode();
-        String body = answer.body();
-        assertThat(status).as("%s answered %d: %s", call.describe(), status, body).isBetween(200, 499);
-        if (status >= 400) {
-            assertThat(body.getBytes(StandardCharsets.UTF_8).length).as("problem for %s", call.describe()).isLessThan(MAX_PROBLEM_BYTES);
-            assertThat(answer.headers().firstValue("Content-Type")).as("%s answered %d: %s", call.describe(), status, body)
-                    .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
-            JsonNode problem = JSON.readTree(body);
-            assertThat(problem.path("code").asString()).as("%s answered %d: %s", call.describe(), status, body).isNotBlank();
-            assertThat(problem.path("status").asInt()).isEqualTo(status);
-        }
-    }
-
-    private static HttpResponse<String> send(FuzzCall call) throws Exception {
-        return FuzzCall.send(http, call.toRequest(port, TIMEOUT));
-    }
-
-    /**
-     * A case not answered within {@link #TIMEOUT}: the same request again, once. A hang (a future
-     * never completed, a wedged event loop) does not answer the second time either and fails the run;
-     * a stall of a loaded 2-core machine does, and is counted. More than {@link #MAX_STALLS} fail it too.
-     */
-    private static HttpResponse<String> secondChance(FuzzCall call, HttpTimeoutException late) throws Exception {
-        try {
-            HttpResponse<String> answer = send(call);
-            figures.stalled(call);
-            assertThat(figures.stalls()).as("more than %d answers later than %d ms; the last to %s", MAX_STALLS, TIMEOUT.toMillis(),
-                    call.describe()).isLessThanOrEqualTo(MAX_STALLS);
-            return answer;
-        } catch (HttpTimeoutException again) {
-            again.addSuppressed(late);
-            throw new AssertionError("no answer within " + TIMEOUT.toMillis() + " ms, twice, to " + call.describe(), again);
-        }
+        run.check(call, answer -> {
+            if (answer.statusCode() >= 400) {
+                assertThat(answer.body().getBytes(StandardCharsets.UTF_8).length).as("problem for %s", call.describe())
+                        .isLessThan(MAX_PROBLEM_BYTES);
+            }
+        });
     }
 
     @Provide
@@ -419,11 +360,6 @@ class RulesApiFuzzIT {
         return Arrays.stream(members).filter(m -> !m.isEmpty()).collect(Collectors.joining(","));
     }
 
-    private static String object(int order, String... members) {
-        List<String> present = Arrays.stream(members).filter(m -> !m.isEmpty()).collect(Collectors.toList());
-        Collections.rotate(present, order);
-        return "{" + String.join(",", present) + "}";
-    }
 
     /** Good values most of the time, else text of any kind or a value of another type. */
     private static Arbitrary<String> textValues(Arbitrary<String> good) {
@@ -506,20 +442,5 @@ class RulesApiFuzzIT {
                         .map(s -> URLEncoder.encode(s, StandardCharsets.UTF_8))),
                 Tuple.of(1, Arbitraries.integers().between(300, 2_000).map("s"::repeat)))
                 .filter(s -> !s.equals(".") && !s.equals("..") && !s.startsWith("."));
-    }
-
-    static String string(String value, boolean raw) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (!raw && (c < 0x20 || Character.isSurrogate(c) || c == 0x7F)) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append('"').toString();
     }
 }

@@ -1,6 +1,8 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.testsupport.fuzz.FuzzCall;
+import dev.tollgate.testsupport.fuzz.FuzzRun;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -21,24 +23,23 @@ import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 
+import static dev.tollgate.testsupport.fuzz.FuzzJson.object;
+import static dev.tollgate.testsupport.fuzz.FuzzJson.string;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Issue 11: hostile input gets a clear 4xx and costs nothing. A property-based fuzzer of
  * {@code POST /v1/ratelimit:check} against a real check-service on a real port, over the shared
  * Redis Cluster: wrong types, huge exponents, deep nesting, lone surrogates, duplicate keys, repeated
- * entries, huge arrays, garbage bytes, wrong content types and methods. Every case must be answered
- * within {@link #TIMEOUT} (or on a second try, a few times a run: {@link #secondChance}), never with a 5xx, every 4xx as a problem with a {@code code}, in a body
- * that never grows with what was sent; the heap after the run stays within {@link #HEAP_GROWTH}.
+ * entries, huge arrays, garbage bytes, wrong content types and methods. Every case must pass what
+ * {@link FuzzRun} asks of every answer (within {@link #TIMEOUT}, or on a second try at most
+ * {@link #MAX_STALLS} times; never a 5xx; every 4xx a problem with a {@code code}), in a body that never
+ * grows with what was sent, and a check answered 2xx has a verdict; the heap after the run stays
+ * within {@link #HEAP_GROWTH}.
  *
  * <p>jqwik runs as its own JUnit Platform engine and has no Spring extension, so the service is started
  * here with {@link SpringApplicationBuilder} on port 0, as {@code @SpringBootTest(RANDOM_PORT)} would.
@@ -47,19 +48,18 @@ class CheckApiFuzzIT {
 
     static final int TRIES = 6_000;
     static final Duration TIMEOUT = Duration.ofSeconds(2);
-    /** Late answers a run tolerates, each answered on a second try: CPU starvation, not a hang (see {@link #secondChance}). */
+    /** Late answers a run tolerates, each answered on a second try: CPU starvation, not a hang. */
     static final int MAX_STALLS = 3;
     static final long HEAP_GROWTH = 64L << 20;
     /** The largest answer a check can need: 64 entries' results, or 64 entries' problems. */
     static final int MAX_ANSWER_BYTES = 32 * 1024;
 
+    private static final String CHECK = "/v1/ratelimit:check";
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<String> RULES = List.of("free-global", "growth-global", "labels-route", "login-ip", "free-daily", "no-such-rule");
 
     private static ConfigurableApplicationContext service;
-    private static int port;
-    private static HttpClient http;
-    private static FuzzFigures figures;
+    private static FuzzRun run;
 
     @BeforeContainer
     static void startService() {
@@ -71,8 +71,7 @@ class CheckApiFuzzIT {
                         "--tollgate.redis.command-timeout=1s",
                         "--tollgate.rules.file=src/test/resources/rules-test.yml",
                         "--tollgate.rules.service-url=");
-        port = ((WebServerApplicationContext) service).getWebServer().getPort();
-        http = FuzzCall.client();
+        run = new FuzzRun("check-service fuzz", ((WebServerApplicationContext) service).getWebServer().getPort(), TIMEOUT, MAX_STALLS);
     }
 
     @AfterContainer
@@ -84,90 +83,40 @@ class CheckApiFuzzIT {
 
     @BeforeProperty
     void warmUpAndMeasure() throws Exception {
-        figures = new FuzzFigures("check-service fuzz");
         // the rules file is loaded and the store answers: cases reach the engine, not only the parser
-        JsonNode known = JSON.readTree(FuzzCall.send(http, FuzzCall.json("setup",
-                "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"setup\"}]}").toRequest(port, TIMEOUT)).body());
+        JsonNode known = JSON.readTree(run.send(check("setup",
+                "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"setup\"}]}")).body());
         assertThat(known.path("entries").path(0).has("unknown_rule")).as(known.toString()).isFalse();
         assertThat(known.path("entries").path(0).has("fallback")).as(known.toString()).isFalse();
         // class loading, JIT and the first store connections are not what the heap bound is about
         for (int i = 0; i < 200; i++) {
-            FuzzCall.send(http, FuzzCall.json("warm-up", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"warm" + i
-                    + "\"}]}").toRequest(port, TIMEOUT));
-            FuzzCall.send(http, FuzzCall.json("warm-up", "{\"domain\":1}").toRequest(port, TIMEOUT));
+            run.send(check("warm-up", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"warm" + i + "\"}]}"));
+            run.send(check("warm-up", "{\"domain\":1}"));
         }
-        figures.start();
-    }
-
-    private static HttpResponse<String> send(FuzzCall call) throws Exception {
-        return FuzzCall.send(http, call.toRequest(port, TIMEOUT));
+        run.start();
     }
 
     @AfterProperty
     void heapStaysFlat() {
-        long after = FuzzFigures.usedHeapAfterGc();
-        String report = figures.finish(after);
-        System.out.println(report);
-        if (figures.failed()) {
-            return; // the property's own failure says what went wrong; the heap after a failed run says nothing
-        }
-        assertThat(figures.cases()).as(report).isGreaterThanOrEqualTo(TRIES);
-        assertThat(after).as("used heap after GC grew by more than %d MB: %s", HEAP_GROWTH >> 20, report)
-                .isLessThanOrEqualTo(figures.heapBefore() + HEAP_GROWTH);
+        run.finish(TRIES, HEAP_GROWTH);
     }
 
     @Property(tries = TRIES, generation = GenerationMode.RANDOMIZED, shrinking = ShrinkingMode.BOUNDED)
     void everyCaseIsAnsweredInTimeWithoutA5xx(@ForAll("calls") FuzzCall call) throws Exception {
-        try {
-            answersInTimeWithoutA5xx(call);
-        } catch (Exception | AssertionError e) {
-            figures.fail();
-            throw e;
-        }
+        run.check(call, answer -> {
+            int status = answer.statusCode();
+            String body = answer.body();
+            assertThat(body.getBytes(StandardCharsets.UTF_8).length).as("answer to %s", call.describe()).isLessThan(MAX_ANSWER_BYTES);
+            if (status < 400 && call.method().equals("POST") && call.path().equals(CHECK)) {
+                assertThat(JSON.readTree(body).path("verdict").asString("")).as("%s answered %d: %s", call.describe(), status, body)
+                        .isIn("allow", "deny");
+            }
+        });
     }
 
-    private void answersInTimeWithoutA5xx(FuzzCall call) throws Exception {
-        long started = System.nanoTime();
-        HttpResponse<String> answer;
-        try {
-            answer = send(call);
-        } catch (HttpTimeoutException late) {
-            answer = secondChance(call, late);
-        }
-        figures.answered(call, answer.statusCode(), System.nanoTime() - started);
-
-        int status = answer.statusCode();
-        String body = answer.body();
-        assertThat(status).as("%s answered %d: %s", call.describe(), status, body).isBetween(200, 499);
-        assertThat(body.getBytes(StandardCharsets.UTF_8).length).as("answer to %s", call.describe()).isLessThan(MAX_ANSWER_BYTES);
-        if (status >= 400) {
-            assertThat(answer.headers().firstValue("Content-Type")).as("%s answered %d: %s", call.describe(), status, body)
-                    .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
-            JsonNode problem = JSON.readTree(body);
-            assertThat(problem.path("code").asString("")).as("%s answered %d: %s", call.describe(), status, body).isNotBlank();
-            assertThat(problem.path("status").asInt()).isEqualTo(status);
-        } else if (call.method().equals("POST") && call.path().equals("/v1/ratelimit:check")) {
-            assertThat(JSON.readTree(body).path("verdict").asString("")).as("%s answered %d: %s", call.describe(), status, body)
-                    .isIn("allow", "deny");
-        }
-    }
-
-    /**
-     * A case not answered within {@link #TIMEOUT}: the same request again, once. A hang (a future
-     * never completed, a wedged event loop) does not answer the second time either and fails the run;
-     * a stall of a loaded 2-core machine does, and is counted. More than {@link #MAX_STALLS} fail it too.
-     */
-    private static HttpResponse<String> secondChance(FuzzCall call, HttpTimeoutException late) throws Exception {
-        try {
-            HttpResponse<String> answer = send(call);
-            figures.stalled(call);
-            assertThat(figures.stalls()).as("more than %d answers later than %d ms; the last to %s", MAX_STALLS, TIMEOUT.toMillis(),
-                    call.describe()).isLessThanOrEqualTo(MAX_STALLS);
-            return answer;
-        } catch (HttpTimeoutException again) {
-            again.addSuppressed(late);
-            throw new AssertionError("no answer within " + TIMEOUT.toMillis() + " ms, twice, to " + call.describe(), again);
-        }
+    /** A check of {@code body}, sent as JSON. */
+    private static FuzzCall check(String kind, String body) {
+        return FuzzCall.json(kind, "POST", CHECK, body);
     }
 
     @Provide
@@ -193,7 +142,7 @@ class CheckApiFuzzIT {
                 Tuple.of(2, anyValue()));
         return Combinators.combine(field("domain", domainValues()), entries.map(e -> "\"entries\":" + e), extraField(),
                         Arbitraries.integers().between(0, 9))
-                .as((domain, list, extra, order) -> FuzzCall.json("structured", object(order, domain, list, extra, "")));
+                .as((domain, list, extra, order) -> check("structured", object(order, domain, list, extra, "")));
     }
 
     /** The same (rule, key) many times in one check: the merged cost must never pass a rule's max_cost or its capacity (H2). */
@@ -203,7 +152,7 @@ class CheckApiFuzzIT {
                 .as((rule, key, times, cost) -> {
                     String one = "{\"rule\":\"" + rule + "\",\"key\":\"rep_" + key + "\"" + cost + "}";
                     String body = "{\"domain\":\"public-api\",\"entries\":[" + String.join(",", java.util.Collections.nCopies(times, one)) + "]}";
-                    return FuzzCall.json("repeated", body);
+                    return check("repeated", body);
                 });
     }
 
@@ -222,7 +171,7 @@ class CheckApiFuzzIT {
                         case "cost" -> "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\",\"cost\":" + nested + "}]}";
                         default -> "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":" + nested + "}]}";
                     };
-                    return FuzzCall.json("deep", body);
+                    return check("deep", body);
                 });
     }
 
@@ -236,19 +185,19 @@ class CheckApiFuzzIT {
             byte[] body = new byte[head.length + noise.length];
             System.arraycopy(head, 0, body, 0, head.length);
             System.arraycopy(noise, 0, body, head.length, noise.length);
-            return new FuzzCall("garbage", "POST", "/v1/ratelimit:check", "application/json", body);
+            return new FuzzCall("garbage", "POST", CHECK, "application/json", body);
         });
     }
 
     /** Past every limit: 65 to 3,000 entries, a 60-100 KB string, a key of 10,000 characters, a number of 900-1,100 digits. */
     private Arbitrary<FuzzCall> huge() {
-        Arbitrary<FuzzCall> manyEntries = Arbitraries.integers().between(65, 3_000).map(n -> FuzzCall.json("huge-array",
+        Arbitrary<FuzzCall> manyEntries = Arbitraries.integers().between(65, 3_000).map(n -> check("huge-array",
                 "{\"domain\":\"public-api\",\"entries\":[" + String.join(",", java.util.Collections.nCopies(n, "{\"rule\":\"free-global\",\"key\":\"k\"}")) + "]}"));
-        Arbitrary<FuzzCall> bigString = Arbitraries.integers().between(60_000, 100_000).map(n -> FuzzCall.json("huge-string",
+        Arbitrary<FuzzCall> bigString = Arbitraries.integers().between(60_000, 100_000).map(n -> check("huge-string",
                 "{\"domain\":\"" + "d".repeat(n) + "\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}]}"));
-        Arbitrary<FuzzCall> bigKey = Arbitraries.integers().between(257, 10_000).map(n -> FuzzCall.json("huge-key",
+        Arbitrary<FuzzCall> bigKey = Arbitraries.integers().between(257, 10_000).map(n -> check("huge-key",
                 "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"" + "名".repeat(n / 3) + "k".repeat(n % 3) + "\"}]}"));
-        Arbitrary<FuzzCall> bigNumber = Arbitraries.integers().between(900, 1_100).map(n -> FuzzCall.json("huge-number",
+        Arbitrary<FuzzCall> bigNumber = Arbitraries.integers().between(900, 1_100).map(n -> check("huge-number",
                 "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\",\"cost\":1" + "0".repeat(n) + "}]}"));
         return Arbitraries.oneOf(manyEntries, bigString, bigKey, bigNumber);
     }
@@ -261,8 +210,8 @@ class CheckApiFuzzIT {
         Arbitrary<String> body = Arbitraries.of("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"ct\"}]}", "", "a=b&c=d",
                 "<check/>");
         Arbitrary<FuzzCall> withType = Combinators.combine(type, body).as((t, b) ->
-                new FuzzCall("content-type", "POST", "/v1/ratelimit:check", t, b.getBytes(StandardCharsets.UTF_8)));
-        Arbitrary<FuzzCall> withoutType = body.map(b -> new FuzzCall("no-content-type", "POST", "/v1/ratelimit:check", null,
+                new FuzzCall("content-type", "POST", CHECK, t, b.getBytes(StandardCharsets.UTF_8)));
+        Arbitrary<FuzzCall> withoutType = body.map(b -> new FuzzCall("no-content-type", "POST", CHECK, null,
                 b.getBytes(StandardCharsets.UTF_8)));
         return Arbitraries.oneOf(withType, withoutType);
     }
@@ -298,12 +247,6 @@ class CheckApiFuzzIT {
                 Tuple.of(1, Arbitraries.of("\"costs\":10", "\"dry_run\":true", "\"Cost\":1", "\"domain \":\"x\"")));
     }
 
-    /** The non-empty members in some order, joined into an object. */
-    private static String object(int order, String... members) {
-        List<String> present = java.util.Arrays.stream(members).filter(m -> !m.isEmpty()).collect(Collectors.toList());
-        java.util.Collections.rotate(present, order);
-        return "{" + String.join(",", present) + "}";
-    }
 
     private static Arbitrary<String> domainValues() {
         return Arbitraries.frequencyOf(
@@ -366,25 +309,5 @@ class CheckApiFuzzIT {
                 Tuple.of(2, Arbitraries.strings().withCharRange('\u0000', '\u001F').withChars('\u007F', '\u0085', '\u2028', '\uFEFF')
                         .ofMinLength(1).ofMaxLength(6)),
                 Tuple.of(1, Arbitraries.of("\uD83D\uDE00", "名前", "ü", "e\u0301", "\u202Eabc", "%00", "{x}", "\\", "\"")));
-    }
-
-    /**
-     * A JSON string. Escaped: controls and every surrogate as backslash-u escapes, so a lone surrogate
-     * reaches the service as a char. Raw: as it is, so a control is invalid JSON and a lone surrogate
-     * becomes the encoder's replacement byte.
-     */
-    static String string(String value, boolean raw) {
-        StringBuilder out = new StringBuilder("\"");
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (!raw && (c < 0x20 || Character.isSurrogate(c) || c == 0x7F)) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append('"').toString();
     }
 }

@@ -1,20 +1,13 @@
 package dev.tollgate.rules.config;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.tollgate.common.wire.WireFormat;
 import org.springframework.boot.jackson.autoconfigure.JsonMapperBuilderCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-import tools.jackson.core.StreamReadFeature;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.MapperFeature;
-import tools.jackson.databind.PropertyNamingStrategies;
-import tools.jackson.databind.cfg.CoercionAction;
-import tools.jackson.databind.cfg.CoercionInputShape;
 import tools.jackson.databind.cfg.EnumFeature;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.type.LogicalType;
 
 /**
  * The wire format shared with check-service and the rules file: snake_case fields, lower-case enums,
@@ -39,22 +32,7 @@ class JsonConfiguration {
 
     @Bean
     JsonMapperBuilderCustomizer tollgateWireFormat() {
-        return builder -> builder
-                .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-                .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
-                .enable(EnumFeature.WRITE_ENUMS_TO_LOWERCASE)
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-                .enable(EnumFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-                .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-                // ALLOW_COERCION_OF_SCALARS covers text to numbers and booleans; these cover the way back
-                .withCoercionConfig(LogicalType.Textual, text -> text
-                        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-                .changeDefaultPropertyInclusion(inclusion -> inclusion.withValueInclusion(JsonInclude.Include.NON_NULL));
+        // the whole mapper reads strictly here, and a number is not an enum ({"algorithm": 1} would be sliding_log)
+        return builder -> WireFormat.strict(WireFormat.configure(builder)).enable(EnumFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
     }
 }

@@ -1,9 +1,7 @@
-package dev.tollgate.rules;
+package dev.tollgate.testsupport.fuzz;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -12,17 +10,27 @@ import java.time.Duration;
  * message), the method, path, content type (null: none), the raw body bytes, the bearer token (null:
  * none) and an {@code If-Match} header (null: none).
  */
-record FuzzCall(String kind, String method, String path, String contentType, byte[] body, String token, String ifMatch) {
+public record FuzzCall(String kind, String method, String path, String contentType, byte[] body, String token, String ifMatch) {
 
-    static FuzzCall json(String kind, String method, String path, String body, String token) {
+    /** A call without a token or a precondition. */
+    public FuzzCall(String kind, String method, String path, String contentType, byte[] body) {
+        this(kind, method, path, contentType, body, null, null);
+    }
+
+    /** A JSON body, sent as {@code application/json}. */
+    public static FuzzCall json(String kind, String method, String path, String body) {
+        return json(kind, method, path, body, null);
+    }
+
+    public static FuzzCall json(String kind, String method, String path, String body, String token) {
         return new FuzzCall(kind, method, path, "application/json", body.getBytes(StandardCharsets.UTF_8), token, null);
     }
 
-    FuzzCall withIfMatch(String value) {
+    public FuzzCall withIfMatch(String value) {
         return new FuzzCall(kind, method, path, contentType, body, token, value);
     }
 
-    FuzzCall withToken(String value) {
+    public FuzzCall withToken(String value) {
         return new FuzzCall(kind, method, path, contentType, body, value, ifMatch);
     }
 
@@ -45,19 +53,10 @@ record FuzzCall(String kind, String method, String path, String contentType, byt
     }
 
     /** The case in a line, cut short: a failure must say what was sent without printing 100 KB. */
-    String describe() {
+    public String describe() {
         String text = body == null ? "" : new String(body, StandardCharsets.UTF_8);
         String shown = text.length() > 300 ? text.substring(0, 300) + "... (" + body.length + " bytes)" : text;
         return kind + ": " + method + " " + path + " [" + contentType + (ifMatch == null ? "" : ", If-Match " + ifMatch)
                 + (token == null ? ", no token" : "") + "] " + shown;
-    }
-
-    static HttpClient client() {
-        // HTTP/1.1 with keep-alive: the fuzzer measures the service, not connection set-up
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
-    }
-
-    static HttpResponse<String> send(HttpClient client, HttpRequest request) throws Exception {
-        return client.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -1,4 +1,4 @@
-package dev.tollgate.rules;
+package dev.tollgate.testsupport.fuzz;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -46,7 +46,7 @@ final class FuzzFigures {
         }
     }
 
-    /** A case answered only on its second try (see the fuzzers' secondChance). */
+    /** A case answered only on its second try (see {@link FuzzRun}). */
     void stalled(FuzzCall call) {
         stalls.add(call.kind() + " at case " + cases + " (the case before: " + previous + ")");
     }
@@ -78,10 +78,6 @@ final class FuzzFigures {
                         + "heap after GC %d MB before, %d MB after; statuses %s; kinds %s",
                 name, cases, seconds / 1000.0, slowestNanos / 1e6, slowest, stalls.isEmpty() ? "none" : stalls,
                 heapBefore >> 20, heapAfter >> 20, statuses, kinds);
-    }
-
-    Map<Integer, Integer> statuses() {
-        return statuses;
     }
 
     /** Used heap after collections settle: several rounds, since one System.gc() may leave floating garbage. */
