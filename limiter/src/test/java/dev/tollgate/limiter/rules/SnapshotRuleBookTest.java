@@ -28,6 +28,19 @@ class SnapshotRuleBookTest {
     }
 
     @Test
+    void aViewKeepsItsSnapshotWhileANewOneIsApplied() {
+        // review L4: one check reads its rules, overrides and shares from one revision
+        book.apply(new RuleSnapshot(7, List.of(growth), List.of(), List.of(new RegionBudget("growth-global", "acct_1", "eu-west", 0.5, NOW))));
+        RuleBook view = book.view();
+        book.apply(new RuleSnapshot(8, List.of(), List.of(), List.of()));
+        assertThat(view.find("public-api", "growth-global", "acct_1")).isEqualTo(growth);
+        assertThat(view.share(growth, "acct_1")).isEqualTo(0.5);
+        assertThat(book.find("public-api", "growth-global", "acct_1")).isNull();
+        assertThat(view.loaded()).isTrue();
+        assertThat(new SnapshotRuleBook(clock, "eu-west", 0.25).view().loaded()).isFalse();
+    }
+
+    @Test
     void findsARuleOnlyInItsDomain() {
         book.apply(new RuleSnapshot(7, List.of(growth), List.of(), List.of()));
         assertThat(book.revision()).isEqualTo(7);
