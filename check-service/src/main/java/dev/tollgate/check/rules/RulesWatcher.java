@@ -58,8 +58,17 @@ public final class RulesWatcher implements AutoCloseable {
      * @param token        the bearer token (scope {@code ratelimit:watch}), read again for every poll
      * @param snapshotFile where the last good snapshot is kept across restarts
      * @param pollTimeout  how long one watch may wait (the feed answers within ~25 s)
+     * @param maxSnapshotBytes the largest snapshot a pod reads, as sent and once gunzipped: a runaway feed or a
+     *                     gzip bomb must not take the pod's heap (review L9)
      */
-    public record WatchSettings(URI serviceUrl, WatchToken token, Path snapshotFile, Duration pollTimeout) {
+    public record WatchSettings(URI serviceUrl, WatchToken token, Path snapshotFile, Duration pollTimeout, long maxSnapshotBytes) {
+
+        /** Snapshots today are tens of MB at 240,000 budgeted keys; this leaves room to grow, not to fill a heap. */
+        public static final long DEFAULT_MAX_SNAPSHOT_BYTES = 128L << 20;
+
+        public WatchSettings(URI serviceUrl, WatchToken token, Path snapshotFile, Duration pollTimeout) {
+            this(serviceUrl, token, snapshotFile, pollTimeout, DEFAULT_MAX_SNAPSHOT_BYTES);
+        }
     }
 
     public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, JsonMapper json, MeterRegistry registry) {
@@ -141,14 +150,20 @@ public final class RulesWatcher implements AutoCloseable {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
-        HttpResponse<byte[]> response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<InputStream> response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream ignored = response.body()) {
+            handle(response, since);
+        }
+    }
+
+    private void handle(HttpResponse<InputStream> response, long since) throws IOException {
         int status = response.statusCode();
         if (status == 401 || status == 403) {
             refused.increment();
             if (!wasRefused) {
                 // an expired token would otherwise freeze the pod's rules without a word: say it once, loudly
                 log.warn("rules-service refused the watch token ({}, {}): the pod keeps {} until a valid token is configured",
-                        status, settings.token(), rules.revision() < 0 ? "no rules yet (every entry is an unknown rule)" : "rules revision " + rules.revision());
+                        status, settings.token(), rules.revision() < 0 ? "no rules yet (checks answer 503 rules_unavailable)" : "rules revision " + rules.revision());
             }
             wasRefused = true;
             throw new IOException("watch answered " + status);
@@ -163,21 +178,45 @@ public final class RulesWatcher implements AutoCloseable {
         if (status != 200) {
             throw new IOException("watch answered " + status);
         }
-        byte[] body = decoded(response);
+        byte[] body;
+        try {
+            body = decoded(response, settings.maxSnapshotBytes());
+        } catch (SnapshotTooLarge e) {
+            rejected.increment();
+            log.error("refusing a rules snapshot: {}; still enforcing revision {}", e.getMessage(), rules.revision());
+            throw e;
+        }
         RuleSnapshot snapshot = json.readValue(body, RuleSnapshot.class);
         if (snapshot.revision() != since && accept(snapshot, "revision " + snapshot.revision())) {
             save(body);
         }
     }
 
-    /** The body as sent, gunzipped when rules-service compressed it (it does above a few KB). */
-    private static byte[] decoded(HttpResponse<byte[]> response) throws IOException {
+    /** The body as sent, gunzipped when rules-service compressed it (it does above a few KB); both bounded. */
+    private static byte[] decoded(HttpResponse<InputStream> response, long max) throws IOException {
         boolean gzip = response.headers().firstValue("Content-Encoding").map(e -> e.trim().equalsIgnoreCase("gzip")).orElse(false);
+        byte[] sent = readAtMost(response.body(), max, "as sent");
         if (!gzip) {
-            return response.body();
+            return sent;
         }
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(response.body()))) {
-            return in.readAllBytes();
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(sent))) {
+            return readAtMost(in, max, "gunzipped");
+        }
+    }
+
+    private static byte[] readAtMost(InputStream in, long max, String what) throws IOException {
+        byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, max + 1));
+        if (bytes.length > max) {
+            throw new SnapshotTooLarge("it is larger than " + max + " bytes " + what);
+        }
+        return bytes;
+    }
+
+    /** A snapshot over the size a pod reads: refused, counted, and the rules in force stay. */
+    static final class SnapshotTooLarge extends IOException {
+
+        SnapshotTooLarge(String message) {
+            super(message);
         }
     }
 

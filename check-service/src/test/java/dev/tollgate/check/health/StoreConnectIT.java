@@ -153,8 +153,15 @@ class StoreConnectIT {
         return "http://127.0.0.1:" + pod.getEnvironment().getProperty("local.server.port");
     }
 
+    /**
+     * A connection of its own per call: twice in a whole-module run a GET on a reused keep-alive connection
+     * was never read by the pod (Reactor Netty 1.3.6 can stop reading a keep-alive connection after a
+     * request completes while the previous one's operations are still terminating, reactor-netty#4361);
+     * this test is about connecting to Redis, not about keep-alive.
+     */
     private static HttpResponse<String> get(String base, String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(15)).build(),
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+        return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(15)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

@@ -1,0 +1,54 @@
+package dev.tollgate.check.rules;
+
+import dev.tollgate.common.wire.WireFormat;
+import dev.tollgate.limiter.rules.SnapshotRuleBook;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Review L9: a pod reads a snapshot up to a size, as sent and once gunzipped, so a runaway feed or a gzip
+ * bomb cannot take its heap; such a snapshot is refused and counted, and the rules in force stay.
+ */
+class SnapshotSizeIT {
+
+    private static final String RULE = """
+            {"id": "feed-rule", "domain": "public-api", "match": {"plan": "growth"},
+             "algorithm": "token_bucket", "rate_per_s": 1, "period_s": 1, "burst": 1, "mode": "enforce",
+             "fail_mode": "open", "max_cost": 1, "version": 1}""";
+    private static final long LIMIT = 16 * 1024;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aSnapshotThatInflatesPastTheLimitIsRefusedAndTheRulesInForceStay() throws Exception {
+        SnapshotRuleBook rules = new SnapshotRuleBook(Clock.systemUTC(), "default", 1.0);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
+        try (FakeWatchFeed feed = new FakeWatchFeed()) {
+            RulesWatcher watcher = new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(feed.url()), WatchToken.fixed(null),
+                    dir.resolve("snapshot.json"), Duration.ofSeconds(5), LIMIT), rules, json, registry);
+            feed.publish(1, "{\"revision\": 1, \"rules\": [" + RULE + "], \"overrides\": [], \"region_budgets\": []}");
+            watcher.pollOnce();
+            assertThat(rules.revision()).isEqualTo(1);
+
+            // a megabyte of blanks: a few KB gzipped, far past the limit once inflated
+            feed.publish(2, "{\"revision\": 2, \"rules\": [" + RULE + "]" + " ".repeat(1 << 20) + ", \"overrides\": [], \"region_budgets\": []}");
+            assertThatThrownBy(watcher::pollOnce).isInstanceOf(RulesWatcher.SnapshotTooLarge.class).hasMessageContaining("gunzipped");
+            assertThat(feed.gzipped()).isTrue();
+            assertThat(rules.revision()).as("the last good snapshot stays").isEqualTo(1);
+            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(1);
+            watcher.close();
+        }
+    }
+}
