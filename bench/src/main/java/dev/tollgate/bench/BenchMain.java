@@ -38,15 +38,19 @@ public final class BenchMain {
     private BenchMain() {
     }
 
-    private static String gitDescribe() {
-        try {
-            Process git = new ProcessBuilder("git", "describe", "--always", "--dirty").redirectErrorStream(true).start();
-            String out = new String(git.getInputStream().readAllBytes()).trim();
-            return git.waitFor() == 0 && !out.isEmpty() ? out : "unknown";
+    /**
+     * The commit the running jar was built from, stamped at build time (git.properties): a work tree that
+     * moved on since the build, or a stale jar, can no longer lend the report another commit's name.
+     */
+    static String builtCommit() {
+        try (java.io.InputStream in = BenchMain.class.getResourceAsStream("/git.properties")) {
+            if (in == null) {
+                return "unknown (built without git)";
+            }
+            java.util.Properties git = new java.util.Properties();
+            git.load(in);
+            return git.getProperty("git.commit.id.describe", git.getProperty("git.commit.id.abbrev", "unknown"));
         } catch (java.io.IOException e) {
-            return "unknown";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return "unknown";
         }
     }
@@ -81,7 +85,7 @@ public final class BenchMain {
         long started = System.nanoTime();
         Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         // before the run writes its charts into the work tree, which would read as uncommitted changes
-        String engine = gitDescribe();
+        String engine = builtCommit();
         Charts charts = new Charts(options.reportDir());
         List<Section> sections = new ArrayList<>();
         String redisVersion;
