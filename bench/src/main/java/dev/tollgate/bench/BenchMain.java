@@ -120,8 +120,8 @@ public final class BenchMain {
         facts.put("Machine", Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name") + " "
                 + System.getProperty("os.arch") + ", Java " + System.getProperty("java.version") + " ("
                 + System.getProperty("java.vm.name") + "), max heap " + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
-        facts.put("Engine", "the limiter as built from `" + engine + "` (git describe --always --dirty at the start; "
-                + "\"dirty\": with uncommitted changes in the work tree)");
+        facts.put("Engine", "the limiter as built from `" + engine + "` (stamped into the jar when it was built; "
+                + "\"dirty\": built with uncommitted changes)");
         facts.put("Redis", redisVersion + ", 3 primaries, no replicas, on loopback");
         facts.put("Store command timeout", options.commandTimeout().toMillis() + " ms");
         facts.put("Other processes", String.format(Locale.ROOT, "used %.1f cores on average during the run (CPU time of "
