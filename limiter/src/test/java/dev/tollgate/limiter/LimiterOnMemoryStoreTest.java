@@ -1,0 +1,108 @@
+package dev.tollgate.limiter;
+
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.Verdict;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Mode;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.breaker.BreakerSettings;
+import dev.tollgate.limiter.rules.StaticRuleBook;
+import dev.tollgate.limiter.store.CounterStore;
+import dev.tollgate.limiter.store.InMemoryCounterStore;
+import dev.tollgate.limiter.store.LuaScript;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The engine's local answers and spends on the in-memory store, whose semantics the contract suite holds
+ * to the real scripts: leases, the deny cache, shadow rules, costs and refunds, on a clock the test moves.
+ */
+class LimiterOnMemoryStoreTest {
+
+    private static final Match LOGIN = new Match(null, "/login");
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+    private final InMemoryCounterStore memory = new InMemoryCounterStore(() -> clock.nanos() / 1_000);
+    private final AtomicInteger calls = new AtomicInteger();
+    private final CounterStore store = new CounterStore() {
+        @Override
+        public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+            calls.incrementAndGet();
+            return memory.run(script, keys, args);
+        }
+    };
+
+    private final Rule account = Rule.tokenBucket("account", "auth", 1_000, 2_000).withMatch(LOGIN);
+    private final Rule perIp = Rule.slidingLog("login-ip", "auth", 2, 60).withMatch(LOGIN);
+    private final Rule bulk = Rule.tokenBucket("bulk", "auth", 10, 20).withMaxCost(10).withMatch(LOGIN);
+
+    @Test
+    void leasesAnswerMostChecksOfABigKeyOnThePod() throws Exception {
+        Limiter limiter = limiter(Optimizations.ALL, account);
+        for (int i = 0; i < 100; i++) {
+            assertThat(check(limiter, CheckEntry.of("account", "u1", 1)).allowed()).isTrue();
+        }
+        // leases of 50 from a bucket of 2,000 on one pod: a handful of calls, not 100
+        assertThat(calls.get()).isLessThanOrEqualTo(5);
+    }
+
+    @Test
+    void aClientOverItsLimitIsDeniedByThePodUntilTheStoreSaysItMayTryAgain() throws Exception {
+        Limiter limiter = limiter(new Optimizations(false, false, true, 1, Duration.ofSeconds(1)), bulk);
+        for (int i = 0; i < 2; i++) {
+            assertThat(check(limiter, CheckEntry.of("bulk", "u1", 10)).allowed()).isTrue();
+        }
+        for (int i = 0; i < 50; i++) {
+            assertThat(check(limiter, CheckEntry.of("bulk", "u1", 10)).allowed()).isFalse();
+        }
+        // the second spend took the last tokens, and the store said so (its hold): every deny came from the pod
+        assertThat(calls.get()).as("two spends; the denies from the deny cache").isEqualTo(2);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(check(limiter, CheckEntry.of("bulk", "u1", 10)).allowed()).as("10 tokens refilled in a second").isTrue();
+    }
+
+    @Test
+    void aShadowRuleReportsItsDenyAndNeverDeniesTheRequest() throws Exception {
+        Limiter limiter = limiter(Optimizations.NONE, perIp.withMode(Mode.SHADOW));
+        for (int i = 0; i < 2; i++) {
+            check(limiter, CheckEntry.of("login-ip", "203.0.113.9", 1));
+        }
+        CheckResponse third = check(limiter, CheckEntry.of("login-ip", "203.0.113.9", 1));
+        assertThat(third.verdict()).isEqualTo(Verdict.ALLOW);
+        assertThat(third.entries().get(0).verdict()).isEqualTo(Verdict.DENY);
+        assertThat(third.entries().get(0).shadow()).isTrue();
+    }
+
+    @Test
+    void aRequestDeniedByItsLoginLogLeavesItsAccountBucketWhereItWas() throws Exception {
+        Limiter limiter = limiter(Optimizations.NONE, account, perIp);
+        for (int i = 0; i < 2; i++) {
+            check(limiter, CheckEntry.of("account", "u1", 1), CheckEntry.of("login-ip", "203.0.113.9", 1));
+        }
+        CheckResponse denied = check(limiter, CheckEntry.of("account", "u1", 1), CheckEntry.of("login-ip", "203.0.113.9", 1));
+        assertThat(denied.allowed()).isFalse();
+        // 2,000 - 2 spent; the third was given back, so the next spend leaves 1,997
+        assertThat(check(limiter, CheckEntry.of("account", "u1", 1)).entries().get(0).remaining()).isEqualTo(1_997);
+    }
+
+    private Limiter limiter(Optimizations optimizations, Rule... rules) {
+        return Limiter.builder(new StaticRuleBook(List.of(rules)), store)
+                .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, optimizations, Duration.ofSeconds(1)))
+                .clock(clock)
+                .nanoTime(clock::nanos)
+                .build();
+    }
+
+    private static CheckResponse check(Limiter limiter, CheckEntry... entries) throws Exception {
+        return limiter.check(new CheckRequest("auth", List.of(entries))).get(3, TimeUnit.SECONDS);
+    }
+}

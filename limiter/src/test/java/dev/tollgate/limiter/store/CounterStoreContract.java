@@ -1,0 +1,132 @@
+package dev.tollgate.limiter.store;
+
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.algorithm.FixedWindows;
+import dev.tollgate.limiter.algorithm.GroupReply;
+import dev.tollgate.limiter.algorithm.Refunds;
+import dev.tollgate.limiter.algorithm.ScriptCall;
+import dev.tollgate.limiter.algorithm.SlidingLogs;
+import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.limiter.algorithm.TokenBuckets;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What every counter store must answer, run against each (as Bucket4j tests every backend with one
+ * suite): {@link InMemoryCounterStoreTest} and {@code RedisCounterStoreContractIT} on a real cluster. Rates
+ * are slow (per day) so that the milliseconds between calls on a real store refill nothing.
+ */
+abstract class CounterStoreContract {
+
+    /** One token a day, burst 3. */
+    private final Rule daily = Rule.tokenBucket("daily", "api", 1, 3).withPeriodS(86_400);
+    private final Rule route = Rule.tokenBucket("route", "api", 1, 1).withPeriodS(86_400);
+    private final Rule big = Rule.tokenBucket("big", "api", 1_000, 2_000);
+    private final Rule login = Rule.slidingLog("login", "auth", 2, 60);
+    private final Rule quota = Rule.fixedWindow("quota", "api", 2, 86_400);
+
+    abstract CounterStore store();
+
+    @Test
+    void aBucketSpendsWholeTokensAndADenySpendsNothing() {
+        String key = key();
+        for (long left = 2; left >= 0; left--) {
+            GroupReply reply = bucket(key, 1, 1, spend(daily));
+            assertThat(reply.granted()).isEqualTo(1);
+            assertThat(reply.remaining()).containsExactly(left);
+        }
+        GroupReply denied = bucket(key, 1, 1, spend(daily));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryMs()).isBetween(86_000_000L, 86_400_000L);
+        assertThat(denied.holdMs()).isGreaterThanOrEqualTo(denied.retryMs());
+        assertThat(denied.remaining()).containsExactly(0);
+    }
+
+    @Test
+    void bucketsOfOneGroupSpendAllOrNothing() {
+        String key = key();
+        assertThat(bucket(key, 1, 1, spend(daily), spend(route)).allowed()).isTrue();
+        GroupReply denied = bucket(key, 1, 1, spend(daily), spend(route));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.remaining()).as("the account bucket kept its tokens").containsExactly(2, 0);
+    }
+
+    @Test
+    void aLeaseIsTheDesignsShareOfWhatIsLeft() {
+        // Enterprise, burst 2,000 on 50 pods: min(50, 2,000 / (2 x 50)) = 20
+        assertThat(bucket(key(), 50, 50, spend(big)).granted()).isEqualTo(20);
+    }
+
+    @Test
+    void aSlidingLogCountsAcceptedEventsAndStampsItsMembers() {
+        String key = key();
+        GroupReply first = call(SlidingLogs.call(key, List.of(spend(login))));
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.stamp()).isPositive();
+        assertThat(call(SlidingLogs.call(key, List.of(spend(login)))).remaining()).containsExactly(0);
+        GroupReply denied = call(SlidingLogs.call(key, List.of(spend(login))));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryMs()).isBetween(59_000L, 60_000L);
+    }
+
+    @Test
+    void aFixedWindowIsNamedByTheStoresClock() {
+        String key = key();
+        // named by a clock far off: the store answers with its own time, and the call is renamed from it
+        List<Long> wrong = store().run(LuaScript.FIXED_WINDOW, FixedWindows.call(key, List.of(spend(quota)), 0).keys(),
+                FixedWindows.call(key, List.of(spend(quota)), 0).args()).join();
+        assertThat(wrong.get(0)).isEqualTo(FixedWindows.WRONG_WINDOW);
+        ScriptCall named = FixedWindows.call(key, List.of(spend(quota)), wrong.get(1));
+        assertThat(call(named).remaining()).containsExactly(1);
+        assertThat(call(named).remaining()).containsExactly(0);
+        assertThat(call(named).allowed()).isFalse();
+    }
+
+    @Test
+    void aRefundGivesBackExactlyWhatTheSpendTook() {
+        String key = key();
+        ScriptCall spendBucket = TokenBuckets.call(key, List.of(spend(daily)), 1, 1);
+        GroupReply spent = call(spendBucket);
+        store().run(LuaScript.REFUND, spendBucket.keys(), Refunds.of(spendBucket, List.of(spend(daily)), spent).args()).join();
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("3 again before this spend").containsExactly(2);
+
+        ScriptCall spendLog = SlidingLogs.call(key, List.of(spend(login)));
+        GroupReply logged = call(spendLog);
+        store().run(LuaScript.REFUND, spendLog.keys(), Refunds.of(spendLog, List.of(spend(login)), logged).args()).join();
+        assertThat(call(spendLog).remaining()).as("the refunded attempt no longer counts").containsExactly(1);
+    }
+
+    @Test
+    void aScriptOverTwoSlotsIsRefused() {
+        ScriptCall one = TokenBuckets.call(key(), List.of(spend(daily)), 1, 1);
+        ScriptCall other = TokenBuckets.call(key(), List.of(spend(route)), 1, 1);
+        List<String> keys = List.of(one.keys().get(0), other.keys().get(0));
+        List<String> args = List.of("1", "1", one.args().get(2), one.args().get(3), one.args().get(4), one.args().get(5),
+                other.args().get(2), other.args().get(3), other.args().get(4), other.args().get(5));
+        assertThatThrownBy(() -> store().run(LuaScript.TOKEN_BUCKET, keys, args).join())
+                .isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(StoreException.class);
+    }
+
+    private GroupReply bucket(String key, int want, int pods, Spend... spends) {
+        return call(TokenBuckets.call(key, List.of(spends), want, pods));
+    }
+
+    private GroupReply call(ScriptCall call) {
+        return GroupReply.parse(store().run(call.script(), call.keys(), call.args()).join(), call.keys().size());
+    }
+
+    private static Spend spend(Rule rule) {
+        return new Spend(rule, 1.0, 1);
+    }
+
+    private static String key() {
+        return "contract_" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}
