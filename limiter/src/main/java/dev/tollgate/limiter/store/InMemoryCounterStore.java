@@ -68,22 +68,11 @@ public final class InMemoryCounterStore implements CounterStore {
             long refill = arg(args, 2 + 4 * i + 0), period = arg(args, 2 + 4 * i + 1);
             long burst = arg(args, 2 + 4 * i + 2), cost = arg(args, 2 + 4 * i + 3);
             Bucket s = get(keyList.get(i), Bucket.class, now);
-            long l = s == null ? burst : s.tokensMilli();
-            long ts = s == null ? now : s.tsMs();
-            if (s == null || ts > now) {
-                l = Math.min(l, burst);
-                ts = now;
-            }
-            if (l >= burst || (now - ts) * refill >= (burst - l) * period) {
-                l = burst;
-                ts = now;
-            } else {
-                long earned = Math.floorDiv((now - ts) * refill, period);
-                l += earned;
-                ts += ceilDiv(earned * period, refill);
-            }
+            BucketLevel refilled = s == null ? BucketLevel.at(now, null, null, refill, period, burst)
+                    : BucketLevel.at(now, s.tokensMilli(), s.tsMs(), refill, period, burst);
+            long l = refilled.milli();
             level[i] = l;
-            last[i] = ts;
+            last[i] = refilled.tsMs();
             tail[i] = s == null ? 0 : s.qUs();
             long whole = Math.floorDiv(l, 1000);
             if (whole < cost) {
@@ -300,8 +289,7 @@ public final class InMemoryCounterStore implements CounterStore {
         return Long.parseLong(args.get(index));
     }
 
-    /** Java 17 has no Math.ceilDiv. */
     private static long ceilDiv(long dividend, long divisor) {
-        return -Math.floorDiv(-dividend, divisor);
+        return BucketLevel.ceilDiv(dividend, divisor);
     }
 }

@@ -1,8 +1,10 @@
 package dev.tollgate.rules.usage;
 
+import dev.tollgate.limiter.store.BucketLevel;
+
 /**
- * A token bucket's level at a given time, computed from its stored state exactly as
- * {@code token_bucket.lua} refills it, without writing anything back. Integer milli-tokens throughout.
+ * A token bucket's level at a given time, from its stored state, without writing anything back: the
+ * engine's own refill ({@link BucketLevel}), never a copy of it. Integer milli-tokens throughout.
  *
  * @param milli   milli-tokens in the bucket now
  * @param stored  false when the bucket does not exist: never used, or expired because it was full
@@ -17,20 +19,8 @@ record TokenLevel(long milli, long capacityMilli, boolean stored) {
      * @param burstMilli  the capacity
      */
     static TokenLevel at(long nowMs, Long storedMilli, Long storedTs, long refillMilli, long periodMs, long burstMilli) {
-        if (storedMilli == null || storedTs == null) {
-            return new TokenLevel(burstMilli, burstMilli, false);
-        }
-        long level = Math.min(storedMilli, burstMilli);
-        long ts = storedTs;
-        if (ts > nowMs) {
-            // a timestamp ahead of the store's clock (a promoted replica): the script restarts the refill
-            return new TokenLevel(level, burstMilli, true);
-        }
-        long elapsed = nowMs - ts;
-        if (level >= burstMilli || elapsed >= ceilDiv((burstMilli - level) * periodMs, refillMilli)) {
-            return new TokenLevel(burstMilli, burstMilli, true);
-        }
-        return new TokenLevel(level + elapsed * refillMilli / periodMs, burstMilli, true);
+        BucketLevel level = BucketLevel.at(nowMs, storedMilli, storedTs, refillMilli, periodMs, burstMilli);
+        return new TokenLevel(level.milli(), burstMilli, storedMilli != null && storedTs != null);
     }
 
     long tokens() {
@@ -39,9 +29,5 @@ record TokenLevel(long milli, long capacityMilli, boolean stored) {
 
     long capacity() {
         return Math.floorDiv(capacityMilli, 1000);
-    }
-
-    private static long ceilDiv(long a, long b) {
-        return -Math.floorDiv(-a, b);
     }
 }
