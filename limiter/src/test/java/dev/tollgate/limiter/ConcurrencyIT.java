@@ -42,7 +42,7 @@ class ConcurrencyIT {
             RedisCounterStore store = RedisCounterStore.connect(
                     RedisStoreSettings.of(fixture.cluster.seedUris()).withCommandTimeout(LimiterFixture.TEST_TIMEOUT));
             stores.add(store);
-            Limiter pod = Limiter.builder(new StaticRuleBook(List.of(rule)), store).build();
+            Limiter pod = Limiter.builder(new StaticRuleBook(List.of(rule)), store).settings(LimiterFixture.SETTINGS).build();
             // warm each pod's connection and code path on another key, so the measured run starts at full speed
             for (int w = 0; w < 200; w++) {
                 check(pod, "api", CheckEntry.of("hot", key + "_warmup" + i, 1));

@@ -28,6 +28,11 @@ final class LimiterFixture implements AutoCloseable, AfterAllCallback {
 
     /** Generous: these tests are about arithmetic and atomicity on a busy 2-core machine, not about timeouts. */
     static final Duration TEST_TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * The engine's settings for these tests: a check's deadline above the store's command timeout, or a slow
+     * call on a busy machine would be answered from the fallback bucket (and admitted) instead of by the store.
+     */
+    static final LimiterSettings SETTINGS = LimiterSettings.DEFAULTS.withDeadline(TEST_TIMEOUT.multipliedBy(3));
 
     final RedisCluster cluster = RedisCluster.shared();
     final RedisCounterStore store;
@@ -43,7 +48,7 @@ final class LimiterFixture implements AutoCloseable, AfterAllCallback {
 
     Limiter limiter(Clock clock, Rule... rules) {
         return Limiter.builder(new StaticRuleBook(Arrays.asList(rules)), store).metrics(metrics).clock(clock)
-                .settings(LimiterSettings.DEFAULTS.withDeadline(TEST_TIMEOUT.multipliedBy(3))).build();
+                .settings(SETTINGS).build();
     }
 
     RedisAdvancedClusterCommands<String, String> redis() {

@@ -243,7 +243,7 @@ class OptimizationsIT {
         int burst = 1_000;
         int rate = 1_000;
         Limiter pod = Limiter.builder(new StaticRuleBook(List.of(Rule.tokenBucket("hot", "api", rate, burst).withMatch(ENTERPRISE))), fixture.store)
-                .settings(LimiterSettings.DEFAULTS.withOptimizations(new Optimizations(localFirst, leases, denyCache, 50, java.time.Duration.ofSeconds(1))))
+                .settings(LimiterFixture.SETTINGS.withOptimizations(new Optimizations(localFirst, leases, denyCache, 50, java.time.Duration.ofSeconds(1))))
                 .build();
         String key = uniqueKey("hot");
         long durationMs = 2_000;
@@ -285,7 +285,7 @@ class OptimizationsIT {
 
     private static Limiter optimized(LimiterMetrics metrics, int pods, Rule... rules) {
         return Limiter.builder(new StaticRuleBook(List.of(rules)), fixture.store)
-                .settings(LimiterSettings.DEFAULTS.withOptimizations(Optimizations.ALL))
+                .settings(LimiterFixture.SETTINGS.withOptimizations(Optimizations.ALL))
                 .metrics(metrics)
                 .livePods(() -> pods)
                 .build();
