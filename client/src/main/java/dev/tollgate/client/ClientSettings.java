@@ -14,12 +14,14 @@ import java.util.Objects;
  * @param connectTimeout       a TCP connect slower than this marks the pod failed (a pod whose address stopped answering)
  * @param idleTimeout          a connection idle this long is closed (below any balancer's or server's idle timeout)
  * @param podDownFor           how long a pod that refused a connection is tried only after its keys' other pods
+ * @param eventLoopThreads     the client's own I/O threads (it reads the answers' JSON there too)
  */
 public record ClientSettings(Duration deadline, FailMode failMode, int maxConnectionsPerPod, Duration connectTimeout,
-                             Duration idleTimeout, Duration podDownFor) {
+                             Duration idleTimeout, Duration podDownFor, int eventLoopThreads) {
 
     public static final ClientSettings DEFAULTS = new ClientSettings(Duration.ofMillis(100), FailMode.ALLOW, 32,
-            Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(2));
+            Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ofSeconds(2),
+            Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2)));
 
     public ClientSettings {
         Objects.requireNonNull(failMode, "failMode: ALLOW, DENY or ERROR");
@@ -29,6 +31,9 @@ public record ClientSettings(Duration deadline, FailMode failMode, int maxConnec
         positive("podDownFor", podDownFor);
         if (maxConnectionsPerPod < 1) {
             throw new IllegalArgumentException("maxConnectionsPerPod must be at least 1, was " + maxConnectionsPerPod);
+        }
+        if (eventLoopThreads < 1) {
+            throw new IllegalArgumentException("eventLoopThreads must be at least 1, was " + eventLoopThreads);
         }
         if (connectTimeout.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("connectTimeout is absurdly long: " + connectTimeout);

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -50,6 +51,7 @@ public final class TollgateClient implements AutoCloseable {
     private final PodSource pods;
     private final PodPicker picker;
     private final ConnectionProvider connections;
+    private final LoopResources loops;
     private final HttpClient http;
     private final JsonMapper json;
     private final Fallbacks fallbacks;
@@ -65,14 +67,18 @@ public final class TollgateClient implements AutoCloseable {
                 .maxIdleTime(settings.idleTimeout())
                 .evictInBackground(settings.idleTimeout())
                 .build();
+        // its own event loops, not Reactor Netty's global ones: a host application (a Spring context closing, a
+        // second gateway in one JVM) that disposes the global loops must not take the client's connections with it
+        this.loops = LoopResources.create("tollgate-client", settings.eventLoopThreads(), true);
         this.http = HttpClient.create(connections)
+                .runOn(loops)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .keepAlive(true)
                 .headers(headers -> headers
                         .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                         .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON))
-                .doOnConnected(connection -> connectionsOpened.increment());
+                .doOnChannelInit((observer, channel, address) -> connectionsOpened.increment());
         // lenient on reading: a newer check-service that adds a field must not break an older client
         this.json = WireFormat.configure(JsonMapper.builder())
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -130,6 +136,7 @@ public final class TollgateClient implements AutoCloseable {
     @Override
     public void close() {
         connections.disposeLater().block(Duration.ofSeconds(5));
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(Duration.ofSeconds(5));
         pods.close();
     }
 
@@ -243,6 +250,7 @@ public final class TollgateClient implements AutoCloseable {
         private Duration connectTimeout = ClientSettings.DEFAULTS.connectTimeout();
         private Duration idleTimeout = ClientSettings.DEFAULTS.idleTimeout();
         private Duration podDownFor = ClientSettings.DEFAULTS.podDownFor();
+        private int eventLoopThreads = ClientSettings.DEFAULTS.eventLoopThreads();
 
         private Builder() {
         }
@@ -293,11 +301,17 @@ public final class TollgateClient implements AutoCloseable {
             return this;
         }
 
+        public Builder eventLoopThreads(int value) {
+            this.eventLoopThreads = value;
+            return this;
+        }
+
         public TollgateClient build() {
             if (pods == null) {
                 throw new IllegalStateException("say where Tollgate is: endpoint(URI), pods(List<URI>) or podSource(PodSource)");
             }
-            return new TollgateClient(new ClientSettings(deadline, failMode, maxConnectionsPerPod, connectTimeout, idleTimeout, podDownFor), pods);
+            return new TollgateClient(new ClientSettings(deadline, failMode, maxConnectionsPerPod, connectTimeout, idleTimeout, podDownFor,
+                    eventLoopThreads), pods);
         }
     }
 }

@@ -36,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 public final class DnsPodSource implements PodSource {
 
     private static final Logger log = Loggers.getLogger(DnsPodSource.class);
+    /** One lookup's limit; a refresh shorter than this may overlap the previous lookup, which does no harm. */
+    private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
 
     private final String host;
     private final int port;
@@ -77,13 +79,12 @@ public final class DnsPodSource implements PodSource {
         if (refresh == null || refresh.isNegative() || refresh.isZero()) {
             throw new IllegalArgumentException("refresh must be a positive duration, was " + refresh);
         }
-        Duration queryTimeout = refresh.compareTo(Duration.ofSeconds(2)) < 0 ? refresh : Duration.ofSeconds(2);
-        DnsPodSource source = new DnsPodSource(serviceHost, port, nameServers, queryTimeout);
+        DnsPodSource source = new DnsPodSource(serviceHost, port, nameServers, QUERY_TIMEOUT);
         CountDownLatch first = new CountDownLatch(1);
         source.refresh(first);
         try {
             // a first answer before the first check, if the DNS gives one soon; checks meanwhile get the fail mode
-            first.await(queryTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+            first.await(QUERY_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
