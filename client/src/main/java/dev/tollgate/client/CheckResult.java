@@ -1,6 +1,7 @@
 package dev.tollgate.client;
 
 import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.RateLimitHeaders;
 import dev.tollgate.common.check.Verdict;
 
 import java.net.URI;
@@ -10,7 +11,8 @@ import java.net.URI;
  *
  * @param verdict  what to do with the request
  * @param response Tollgate's answer as it sent it; null for a client fallback
- * @param headers  the RateLimit headers of Tollgate's answer (empty for a client fallback)
+ * @param headers  the headers of Tollgate's answer to forward to the caller ({@code RateLimit-Policy}, {@code RateLimit},
+ *                 {@code Retry-After} on a deny), as sent; {@link RateLimitHeaders#NONE} for a client fallback
  * @param fallback why the client answered instead of Tollgate; null when Tollgate answered
  * @param pod      the pod that answered, or the last one tried; null when no pod was known
  */

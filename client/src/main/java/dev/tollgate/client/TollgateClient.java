@@ -5,6 +5,7 @@ import dev.tollgate.client.affinity.PodSource;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.RateLimitHeaders;
 import dev.tollgate.common.wire.WireFormat;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
@@ -172,7 +173,7 @@ public final class TollgateClient implements AutoCloseable {
     }
 
     private static RateLimitHeaders headers(HttpHeaders headers) {
-        return new RateLimitHeaders(headers.get(RateLimitHeaders.RATE_LIMIT), headers.get(RateLimitHeaders.RATE_LIMIT_POLICY),
+        return new RateLimitHeaders(headers.get(RateLimitHeaders.POLICY), headers.get(RateLimitHeaders.RATE_LIMIT),
                 headers.get(RateLimitHeaders.RETRY_AFTER));
     }
 

@@ -7,6 +7,7 @@ import dev.tollgate.client.testing.LoopbackDns;
 import dev.tollgate.client.testing.SilentServer;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.RateLimitHeaders;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -53,6 +54,22 @@ class ClientIT {
         podA = CheckPod.start("127.0.0.2", port, RedisCluster.shared().seedUris(), region, "a", RULES, Map.of());
         podB = CheckPod.start("127.0.0.3", port, RedisCluster.shared().seedUris(), region, "b", RULES, Map.of());
         client = TollgateClient.builder().pods(List.of(podA.base(), podB.base())).deadline(DEADLINE).build();
+        warmUp(client, podA, podB);
+    }
+
+    /**
+     * A first check loads the classes of the client and the pod and the pod's scripts into Redis, which on a loaded
+     * 2-core box can take seconds: done here, so that the tests time what they are about.
+     */
+    static void warmUp(TollgateClient client, CheckPod... pods) {
+        for (CheckPod pod : pods) {
+            try (TollgateClient direct = TollgateClient.builder().endpoint(pod.base()).deadline(Duration.ofSeconds(30)).build()) {
+                assertThat(direct.checkBlocking(roomy("acct_warmup")).fallback()).isNull();
+            }
+        }
+        for (int i = 0; i < 10; i++) {
+            client.check(roomy("acct_warmup_" + i), Duration.ofSeconds(30)).block();
+        }
     }
 
     @AfterAll
@@ -152,7 +169,7 @@ class ClientIT {
                     assertThat(result.verdict()).isEqualTo(mode == FailMode.ALLOW ? Verdict.ALLOW : Verdict.DENY);
                     assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.DEADLINE);
                     assertThat(result.response()).isNull();
-                    assertThat(result.headers().isEmpty()).isTrue();
+                    assertThat(result.headers()).isEqualTo(RateLimitHeaders.NONE);
                 }
                 long tookMs = (System.nanoTime() - started) / 1_000_000;
                 System.out.printf("fail mode %s, call %d against a silent pod: answered after %d ms (deadline %d ms)%n",
@@ -217,7 +234,7 @@ class ClientIT {
 
             CheckResult api = open.checkBlocking(tight("acct_storeless"));
             assertThat(api.verdict()).as("an open rule is answered by the pod's fallback bucket").isEqualTo(Verdict.ALLOW);
-            assertThat(api.isFallback()).as("that is Tollgate's answer, not the client's").isFalse();
+            assertThat(api.fallback()).as("that is Tollgate's answer, not the client's").isNull();
             assertThat(api.response().entries().get(0).fallback()).isEqualTo("fail_open");
         }
     }
@@ -227,6 +244,7 @@ class ClientIT {
         CheckPod third = CheckPod.start(RedisCluster.shared().seedUris(), region, "c", RULES);
         List<URI> all = List.of(podA.base(), podB.base(), third.base());
         try (TollgateClient three = TollgateClient.builder().pods(all).deadline(DEADLINE).build()) {
+            warmUp(three, third);
             Rendezvous ring = Rendezvous.of(all.stream().map(uri -> uri.getHost() + ":" + uri.getPort()).toList());
             String key = null;
             URI next = null;
