@@ -68,7 +68,7 @@ public final class CheckPod implements AutoCloseable {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(CheckServiceApplication.class)
                 .web(WebApplicationType.REACTIVE)
                 .logStartupInfo(false)
-                .initializers(CheckPod::ownEventLoops)
+                .initializers(CheckPod::useOwnEventLoops)
                 .run(args.toArray(String[]::new));
         String bound = context.getEnvironment().getProperty("local.server.port");
         return new CheckPod(context, URI.create("http://" + address + ":" + bound));
@@ -78,7 +78,7 @@ public final class CheckPod implements AutoCloseable {
      * Each pod on event loops of its own. Boot's default uses Reactor Netty's global loops and disposes them when its
      * context closes: killing one pod of the JVM would then close every other pod's server with it.
      */
-    private static void ownEventLoops(ConfigurableApplicationContext context) {
+    public static void useOwnEventLoops(ConfigurableApplicationContext context) {
         ((GenericApplicationContext) context).registerBean(ReactorResourceFactory.class, () -> {
             ReactorResourceFactory loops = new ReactorResourceFactory();
             loops.setUseGlobalResources(false);
