@@ -166,6 +166,7 @@ class ClientIT {
                                     e -> assertThat(e.reason()).isEqualTo(ClientFallback.Reason.DEADLINE));
                 } else {
                     CheckResult result = late.checkBlocking(tight("acct_late"));
+                    System.out.println("a client fallback: " + result);
                     assertThat(result.verdict()).isEqualTo(mode == FailMode.ALLOW ? Verdict.ALLOW : Verdict.DENY);
                     assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.DEADLINE);
                     assertThat(result.response()).isNull();
