@@ -105,6 +105,14 @@ final class Mix {
      * @param pods the fleet the clients' connections are spread over
      */
     Mix(Bench bench, Routing routing, double rate, int pods) {
+        this(bench, routing, rate, pods, false);
+    }
+
+    /**
+     * @param routeOnItsOwnKey the route bucket keyed apart from the account ({@code <key>.route}, another slot),
+     *                         so each check is two script calls whose verdicts can differ
+     */
+    Mix(Bench bench, Routing routing, double rate, int pods, boolean routeOnItsOwnKey) {
         String run = bench.key("");
         Rendezvous ring = Rendezvous.of(podAddresses(pods));
         double sum = 0;
@@ -114,7 +122,7 @@ final class Mix {
             for (int i = 0; i < kind.keys; i++) {
                 String key = kind.prefix() + "_" + i + run;
                 CheckRequest request = new CheckRequest(Bench.DOMAIN, List.of(
-                        CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), key, 1)));
+                        CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), routeOnItsOwnKey ? key + ".route" : key, 1)));
                 int[] held = switch (routing) {
                     case SPREAD -> null;
                     case KEEP_ALIVE -> distinctPods(connections, pods);
