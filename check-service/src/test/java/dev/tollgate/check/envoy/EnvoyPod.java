@@ -1,5 +1,7 @@
 package dev.tollgate.check.envoy;
 
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
 import dev.tollgate.check.CheckServiceApplication;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
@@ -8,6 +10,8 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  * stubs: what an Envoy (or Istio, Contour, Envoy Gateway) sidecar sends is what these tests send.
  */
 final class EnvoyPod implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(EnvoyPod.class);
 
     final ConfigurableApplicationContext context;
     final ManagedChannel channel;
@@ -61,6 +67,18 @@ final class EnvoyPod implements AutoCloseable {
 
     RateLimitResponse shouldRateLimit(RateLimitRequest request) {
         return rls.withDeadlineAfter(10, TimeUnit.SECONDS).shouldRateLimit(request);
+    }
+
+    /** The call and its answer in grpcurl's words (protobuf JSON), for the log a reader compares with the README. */
+    RateLimitResponse shouldRateLimitLogged(RateLimitRequest request) {
+        RateLimitResponse response = shouldRateLimit(request);
+        try {
+            log.info("grpcurl -plaintext -d '{}' 127.0.0.1:8090 envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit\n{}",
+                    JsonFormat.printer().omittingInsignificantWhitespace().print(request), JsonFormat.printer().print(response));
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException(e);
+        }
+        return response;
     }
 
     MeterRegistry meters() {

@@ -63,7 +63,7 @@ class EnvoyRateLimitIT {
     @Test
     void aDescriptorIsCheckedAgainstItsRuleWithItsStatusAndHeaders() {
         String account = account();
-        RateLimitResponse response = podA.shouldRateLimit(request("envoy", descriptor("account", account)));
+        RateLimitResponse response = podA.shouldRateLimitLogged(request("envoy", descriptor("account", account)));
 
         assertThat(response.getOverallCode()).isEqualTo(Code.OK);
         DescriptorStatus status = response.getStatuses(0);
@@ -84,7 +84,7 @@ class EnvoyRateLimitIT {
         for (int i = 0; i < 3; i++) {
             assertThat(podA.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OK);
         }
-        RateLimitResponse denied = podA.shouldRateLimit(request);
+        RateLimitResponse denied = podA.shouldRateLimitLogged(request);
 
         assertThat(denied.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
         assertThat(denied.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
@@ -108,7 +108,7 @@ class EnvoyRateLimitIT {
         assertThat(first.getStatuses(1).getLimitRemaining()).isEqualTo(1);
         assertThat(podA.shouldRateLimit(both).getOverallCode()).isEqualTo(Code.OK);
 
-        RateLimitResponse denied = podA.shouldRateLimit(both);
+        RateLimitResponse denied = podA.shouldRateLimitLogged(both);
         assertThat(denied.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
         // the route limit ran out: the headers name it, whether the store or the pod's local bucket said no
         assertThat(headers(denied)).containsEntry("RateLimit-Policy", "\"labels-route\";q=1;w=120");
