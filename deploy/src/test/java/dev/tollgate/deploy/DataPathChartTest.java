@@ -2,7 +2,6 @@ package dev.tollgate.deploy;
 
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -69,10 +68,9 @@ class DataPathChartTest {
     }
 
     @Test
-    void aNetworkPolicyWithoutGatewaysIsRefused() throws Exception {
-        Path values = Files.createTempFile("networkpolicy-", ".yaml");
-        Files.writeString(values, "checkService:\n  networkPolicy:\n    enabled: true\n");
+    void aNetworkPolicyWithoutGatewaysIsRefused() {
+        Path enabledAlone = TollgateChart.writeValues(Map.of("checkService", Map.of("networkPolicy", Map.of("enabled", true))));
 
-        assertThat(TollgateChart.renderFailure(List.of(values))).contains("names no gateway pods");
+        assertThat(TollgateChart.renderFailure(List.of(TollgateChart.valuesFile("us-east"), enabledAlone))).contains("names no gateway pods");
     }
 }
