@@ -139,7 +139,9 @@ public final class DevStack implements AutoCloseable {
         for (int i = 0; i < checkPorts.size(); i++) {
             String name = Service.CHECK_SERVICE.id() + " #" + (i + 1);
             int port = checkPorts.get(i);
-            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, redis.seedUris(),
+            // the first pod answers Envoy on the default 8090 (its HTTP port + 10); the others on any free port
+            int grpcPort = i == 0 && port != 0 ? port + 10 : 0;
+            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, grpcPort, redis.seedUris(),
                     rulesService.baseUrl(), options.devToken(), workDirectory.resolve("rules-snapshot-" + port + ".json"),
                     options.propertiesFor(Service.CHECK_SERVICE))));
         }

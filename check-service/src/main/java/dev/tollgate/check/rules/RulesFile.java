@@ -1,6 +1,9 @@
 package dev.tollgate.check.rules;
 
+import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.validation.DescriptorValidator;
+import dev.tollgate.common.validation.Violation;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.MapperFeature;
@@ -10,6 +13,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Reads a static rules file: a YAML document with a {@code rules:} list, in the same snake_case fields
@@ -23,6 +29,11 @@ import java.util.List;
  *     algorithm: token_bucket
  *     rate_per_s: 100
  *     burst: 200
+ * descriptor_domains:          # optional: how Envoy's descriptors map to the rules (RLS v3)
+ *   - domain: public-api
+ *     descriptors:
+ *       - key: account
+ *         rule: growth-global
  * </pre>
  */
 public final class RulesFile {
@@ -34,21 +45,45 @@ public final class RulesFile {
             .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .build();
 
-    record Document(List<Rule> rules) {
+    /** What a rules file holds: the rules, and the descriptor mappings over them. */
+    public record Document(List<Rule> rules, List<DescriptorDomain> descriptorDomains) {
+
+        public Document {
+            rules = rules == null ? List.of() : List.copyOf(rules);
+            descriptorDomains = descriptorDomains == null ? List.of() : List.copyOf(descriptorDomains);
+        }
     }
 
     private RulesFile() {
     }
 
     public static List<Rule> read(Path file) {
+        return readDocument(file).rules();
+    }
+
+    /** The whole file; a descriptor mapping that names no rule of the file stops the pod, as a bad rule does. */
+    public static Document readDocument(Path file) {
         if (!Files.isReadable(file)) {
             throw new IllegalStateException("tollgate.rules.file: cannot read " + file.toAbsolutePath());
         }
+        Document document;
         try {
-            Document document = YAML.readValue(file.toFile(), Document.class);
-            return document == null || document.rules() == null ? List.of() : List.copyOf(document.rules());
+            document = YAML.readValue(file.toFile(), Document.class);
         } catch (JacksonException e) {
             throw new IllegalStateException("tollgate.rules.file: " + file + " is not a valid rules file: " + e.getOriginalMessage(), e);
         }
+        if (document == null) {
+            return new Document(null, null);
+        }
+        Map<String, Rule> byId = document.rules().stream().collect(Collectors.toMap(Rule::id, Function.identity(), (a, b) -> a));
+        DescriptorValidator validator = new DescriptorValidator();
+        for (DescriptorDomain mapping : document.descriptorDomains()) {
+            List<Violation> violations = validator.validate(mapping, byId);
+            if (!violations.isEmpty()) {
+                throw new IllegalStateException("tollgate.rules.file: " + file + ": the descriptors of domain " + mapping.domain()
+                        + " are invalid: " + violations);
+            }
+        }
+        return document;
     }
 }

@@ -30,4 +30,18 @@ public record DescriptorDomain(String domain, List<DescriptorNode> descriptors, 
     public DescriptorDomain withVersion(long newVersion) {
         return new DescriptorDomain(domain, descriptors, newVersion);
     }
+
+    /** Whether any node names {@code ruleId}: such a rule cannot go (or leave the domain) while this mapping stays. */
+    public boolean names(String ruleId) {
+        return names(descriptors, ruleId);
+    }
+
+    private static boolean names(List<DescriptorNode> nodes, String ruleId) {
+        for (DescriptorNode node : nodes) {
+            if (ruleId.equals(node.rule()) || names(node.descriptors(), ruleId)) {
+                return true;
+            }
+        }
+        return false;
+    }
 }
