@@ -58,7 +58,7 @@ public final class TollgateClient implements AutoCloseable {
     private final Fallbacks fallbacks;
     private final LongAdder connectionsOpened = new LongAdder();
 
-    private TollgateClient(ClientSettings settings, PodSource pods) {
+    private TollgateClient(ClientSettings settings, PodSource pods, String token) {
         this.settings = settings;
         this.pods = pods;
         this.picker = new PodPicker(pods, settings.podDownFor(), System::nanoTime);
@@ -76,9 +76,14 @@ public final class TollgateClient implements AutoCloseable {
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .keepAlive(true)
-                .headers(headers -> headers
-                        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                        .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON))
+                .headers(headers -> {
+                    headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                            .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
+                    if (token != null) {
+                        // check-service's tollgate.access.tokens: without it a pod that has them answers 401
+                        headers.set(HttpHeaderNames.AUTHORIZATION, "Bearer " + token);
+                    }
+                })
                 .doOnChannelInit((observer, channel, address) -> connectionsOpened.increment());
         // lenient on reading: a newer check-service that adds a field must not break an older client
         this.json = WireFormat.configure(JsonMapper.builder())
@@ -252,6 +257,7 @@ public final class TollgateClient implements AutoCloseable {
         private Duration idleTimeout = ClientSettings.DEFAULTS.idleTimeout();
         private Duration podDownFor = ClientSettings.DEFAULTS.podDownFor();
         private int eventLoopThreads = ClientSettings.DEFAULTS.eventLoopThreads();
+        private String token;
 
         private Builder() {
         }
@@ -302,6 +308,12 @@ public final class TollgateClient implements AutoCloseable {
             return this;
         }
 
+        /** The service token check-service asks for ({@code tollgate.access.tokens}); never logged. */
+        public Builder token(String value) {
+            this.token = value == null || value.isBlank() ? null : value;
+            return this;
+        }
+
         public Builder eventLoopThreads(int value) {
             this.eventLoopThreads = value;
             return this;
@@ -312,7 +324,7 @@ public final class TollgateClient implements AutoCloseable {
                 throw new IllegalStateException("say where Tollgate is: endpoint(URI), pods(List<URI>) or podSource(PodSource)");
             }
             return new TollgateClient(new ClientSettings(deadline, failMode, maxConnectionsPerPod, connectTimeout, idleTimeout, podDownFor,
-                    eventLoopThreads), pods);
+                    eventLoopThreads), pods, token);
         }
     }
 }

@@ -220,6 +220,19 @@ class ClientIT {
     }
 
     @Test
+    void sendsTheServiceTokenAPodAsksFor() {
+        String token = "client-it-token-" + UUID.randomUUID();
+        try (CheckPod guarded = CheckPod.start("127.0.0.1", 0, RedisCluster.shared().seedUris(), region + "-guarded", "g", RULES,
+                Map.of("tollgate.access.tokens", token));
+             TollgateClient without = TollgateClient.builder().endpoint(guarded.base()).deadline(Duration.ofSeconds(30)).build();
+             TollgateClient with = TollgateClient.builder().endpoint(guarded.base()).token(token).deadline(Duration.ofSeconds(30)).build()) {
+            assertThatThrownBy(() -> without.checkBlocking(roomy("acct_token")))
+                    .isInstanceOfSatisfying(TollgateProblemException.class, e -> assertThat(e.status()).isEqualTo(401));
+            assertThat(with.checkBlocking(roomy("acct_token")).fallback()).isNull();
+        }
+    }
+
+    @Test
     void aFailClosedRuleWhoseStoreIsDownIsADenyEvenWhenTheClientFailsOpen() throws Exception {
         int noRedis;
         try (ServerSocket probe = new ServerSocket(0)) {

@@ -37,7 +37,8 @@ public class TollgateGatewayAutoConfiguration {
                     + "tollgate.gateway.client.endpoint (a Service address), tollgate.gateway.client.pods (a list, key affinity) "
                     + "or tollgate.gateway.client.dns-service (a headless Service, key affinity); or set tollgate.gateway.mode=embedded");
         }
-        TollgateClient.Builder builder = TollgateClient.builder().deadline(client.deadline()).failMode(properties.failMode());
+        TollgateClient.Builder builder = TollgateClient.builder().deadline(client.deadline()).failMode(properties.failMode())
+                .token(client.token());
         if (client.endpoint() != null) {
             builder.endpoint(client.endpoint());
         } else if (!client.pods().isEmpty()) {

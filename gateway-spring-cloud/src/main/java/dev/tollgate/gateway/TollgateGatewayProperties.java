@@ -23,7 +23,7 @@ public record TollgateGatewayProperties(Mode mode, FailMode failMode, Client cli
     public TollgateGatewayProperties {
         mode = mode == null ? Mode.CLIENT : mode;
         failMode = failMode == null ? ClientSettings.DEFAULTS.failMode() : failMode;
-        client = client == null ? new Client(null, null, null, null, null, null) : client;
+        client = client == null ? new Client(null, null, null, null, null, null, null) : client;
         keys = keys == null ? new Keys(null, null) : keys;
     }
 
@@ -34,14 +34,22 @@ public record TollgateGatewayProperties(Mode mode, FailMode failMode, Client cli
      * @param dnsPort    the pods' check port with {@code dnsService} (default 8080)
      * @param dnsRefresh how often the A records are asked again (default 5 s)
      * @param deadline   the longest a check takes before the fail mode answers (default 100 ms)
+     * @param token      check-service's service token ({@code tollgate.access.tokens}), if it asks for one
      */
-    public record Client(URI endpoint, List<URI> pods, String dnsService, Integer dnsPort, Duration dnsRefresh, Duration deadline) {
+    public record Client(URI endpoint, List<URI> pods, String dnsService, Integer dnsPort, Duration dnsRefresh, Duration deadline,
+                         String token) {
 
         public Client {
             pods = pods == null ? List.of() : List.copyOf(pods);
             dnsPort = dnsPort == null ? 8080 : dnsPort;
             dnsRefresh = dnsRefresh == null ? Duration.ofSeconds(5) : dnsRefresh;
             deadline = deadline == null ? ClientSettings.DEFAULTS.deadline() : deadline;
+        }
+
+        @Override
+        public String toString() {
+            return "Client[endpoint=" + endpoint + ", pods=" + pods + ", dnsService=" + dnsService + ", dnsPort=" + dnsPort
+                    + ", dnsRefresh=" + dnsRefresh + ", deadline=" + deadline + ", token=" + (token == null ? "none" : "(set)") + "]";
         }
 
         int sourcesGiven() {

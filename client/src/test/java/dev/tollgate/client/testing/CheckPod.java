@@ -48,6 +48,9 @@ public final class CheckPod implements AutoCloseable {
         properties.put("server.address", address);
         properties.put("server.port", Integer.toString(port));
         properties.put("server.shutdown", "immediate");
+        // the Envoy RLS port too, on a free port of the same address: pods of one JVM cannot all take 8090
+        properties.put("tollgate.grpc.address", address);
+        properties.put("tollgate.grpc.port", "0");
         properties.put("spring.main.banner-mode", "off");
         properties.put("spring.main.register-shutdown-hook", "false");
         properties.put("logging.level.io.lettuce", "ERROR");
