@@ -108,7 +108,7 @@ public final class SnapshotRuleBook implements RuleBook {
         }
         AccountOverride override = snapshot.overrides().get(id(key, ruleId));
         if (override != null && override.activeAt(clock.instant())) {
-            return rule.withRateAndBurst(override.ratePerS(), override.burst());
+            return rule.overriddenBy(override);
         }
         return rule;
     }

@@ -3,6 +3,7 @@ package dev.tollgate.rules.rule;
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.problem.BadRequestException;
@@ -71,12 +72,13 @@ class RuleCatalog {
     }
 
     /** Creates the rule (no {@code If-Match}) or replaces it (with the current version in {@code If-Match}). */
-    Written put(Rule candidate, IfMatch ifMatch, String actor, String reason) {
-        List<Violation> violations = new ArrayList<>(validator.validate(candidate));
+    Written put(RuleFields written, IfMatch ifMatch, String actor, String reason) {
+        List<Violation> violations = new ArrayList<>(validator.validate(written));
         violations.addAll(validator.validateReason(reason));
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);
         }
+        Rule candidate = written.toRule();
         return transactions.execute(tx -> {
             changes.lock();
             Rule existing = rules.find(candidate.id()).orElse(null);
