@@ -26,7 +26,7 @@ public sealed interface Limit permits Limit.TokenBucket, Limit.CountPerWindow {
     record TokenBucket(int ratePerS, int periodS, int burst) implements Limit {
 
         /** The period when a rule names none: rates are per second. */
-        public static final int DEFAULT_PERIOD_S = 1;
+        static final int DEFAULT_PERIOD_S = 1;
 
         public static TokenBucket perSecond(int ratePerS, int burst) {
             return new TokenBucket(ratePerS, DEFAULT_PERIOD_S, burst);

@@ -25,10 +25,10 @@ public record Rule(
         int maxCost,
         long version) {
 
-    public static final Identity DEFAULT_IDENTITY = Identity.API_KEY;
-    public static final Mode DEFAULT_MODE = Mode.ENFORCE;
-    public static final FailMode DEFAULT_FAIL_MODE = FailMode.OPEN;
-    public static final int DEFAULT_MAX_COST = 1;
+    static final Identity DEFAULT_IDENTITY = Identity.API_KEY;
+    static final Mode DEFAULT_MODE = Mode.ENFORCE;
+    static final FailMode DEFAULT_FAIL_MODE = FailMode.OPEN;
+    static final int DEFAULT_MAX_COST = 1;
 
     public Rule {
         Objects.requireNonNull(limit, "a rule needs a limit (its algorithm and numbers)");
