@@ -40,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
@@ -90,14 +91,19 @@ public final class RedisCounterStore implements CounterStore {
     /** When the slot map was last re-read because a node failed us: at most one refresh per interval. */
     private final AtomicLong lastRefreshNanos = new AtomicLong(System.nanoTime());
 
-    private RedisCounterStore(RedisClusterClient client, ClientResources resources, RedisStoreSettings settings) {
+    /**
+     * @param resources the client's resources when the store made the client itself (it then shuts both
+     *                  down on close); null for a client it was handed, which its owner shuts down
+     */
+    private RedisCounterStore(RedisClusterClient client, ClientResources resources, List<String> seeds, Duration commandTimeout,
+                              Duration connectTimeout) {
         this.client = client;
         this.resources = resources;
-        this.seeds = redacted(settings.seeds());
-        this.commandTimeout = settings.commandTimeout();
+        this.seeds = redacted(seeds);
+        this.commandTimeout = commandTimeout;
         this.backoff = ConnectBackoff.DEFAULT;
         // topology read, TCP connect and handshake are each bounded by the connect timeout in Lettuce
-        this.attemptLimit = settings.connectTimeout().multipliedBy(3);
+        this.attemptLimit = connectTimeout.multipliedBy(3);
         this.status = new ConnectionStatus(false, clock.instant(), 0, null);
         this.connectorName = "redis-connect-" + STORES.incrementAndGet();
         this.connector = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -115,17 +121,42 @@ public final class RedisCounterStore implements CounterStore {
      * password, an unformed cluster or a handshake timeout are all retried.
      */
     public static RedisCounterStore start(RedisStoreSettings settings) {
-        // Lettuce's default reconnect delay doubles up to 30 s: a node that refused us for 3 s (a password
-        // rotated, a restart) would then wait seconds more after it is back. Capped at half a second, jittered
-        // so a region's pods do not reconnect in step.
-        ClientResources resources = DefaultClientResources.builder()
-                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS))
-                .build();
+        ClientResources resources = DefaultClientResources.builder().reconnectDelay(reconnectDelay()).build();
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
-        RedisCounterStore store = new RedisCounterStore(client, resources, settings);
+        RedisCounterStore store = new RedisCounterStore(client, resources, settings.seeds(), settings.commandTimeout(),
+                settings.connectTimeout());
         store.connector.execute(store::attempt);
         return store;
+    }
+
+    /**
+     * As {@link #start(RedisStoreSettings)}, on a client someone else built and owns (Spring Data Redis's
+     * Lettuce connection factory, configured from {@code spring.data.redis.*}): its seeds, credentials, TLS,
+     * socket and handshake timeouts are kept, and the store's own options are laid over them (see
+     * {@link #clientOptions(ClientOptions, ClientSettings)}). The client's options then hold for every
+     * connection it opens, so hand the store a client of its own. Closing the store closes its connection,
+     * never the client. Give the client's resources {@link #reconnectDelay()}: they are the owner's to set.
+     *
+     * @param nodes the cluster's nodes as configured, for log lines and health (credentials are stripped)
+     */
+    public static RedisCounterStore start(RedisClusterClient client, List<String> nodes, ClientSettings settings) {
+        ClusterClientOptions options = clientOptions(client.getOptions(), settings);
+        client.setOptions(options);
+        RedisCounterStore store = new RedisCounterStore(client, null, nodes, settings.commandTimeout(),
+                options.getSocketOptions().getConnectTimeout());
+        store.connector.execute(store::attempt);
+        return store;
+    }
+
+    /**
+     * Lettuce's default reconnect delay doubles up to 30 s: a node that refused us for 3 s (a password
+     * rotated, a restart) would then wait seconds more after it is back. Capped at half a second, jittered
+     * so a region's pods do not reconnect in step. A delay is part of the client's resources, so the owner
+     * of a client handed to {@link #start(RedisClusterClient, List, ClientSettings)} sets it.
+     */
+    public static Supplier<Delay> reconnectDelay() {
+        return () -> Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -134,7 +165,15 @@ public final class RedisCounterStore implements CounterStore {
      * the outcome, connecting goes on in the background as with {@link #start}.
      */
     public static RedisCounterStore connect(RedisStoreSettings settings) {
-        RedisCounterStore store = start(settings);
+        return awaitFirstOutcome(start(settings));
+    }
+
+    /** {@link #start(RedisClusterClient, List, ClientSettings)}, waiting for the first attempt as {@link #connect(RedisStoreSettings)} does. */
+    public static RedisCounterStore connect(RedisClusterClient client, List<String> nodes, ClientSettings settings) {
+        return awaitFirstOutcome(start(client, nodes, settings));
+    }
+
+    private static RedisCounterStore awaitFirstOutcome(RedisCounterStore store) {
         try {
             store.firstOutcome.get(store.attemptLimit.toMillis() + 100, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -316,15 +355,25 @@ public final class RedisCounterStore implements CounterStore {
     }
 
     static ClusterClientOptions clientOptions(RedisStoreSettings settings) {
+        ClientOptions base = ClientOptions.builder()
+                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build())
+                .build();
+        return clientOptions(base, new ClientSettings(settings.commandTimeout(), settings.topologyRefresh()));
+    }
+
+    /** The client's own options (socket, TLS, protocol) with the store's laid over them. */
+    static ClusterClientOptions clientOptions(ClientOptions base, ClientSettings settings) {
+        ClusterClientOptions.Builder options = base instanceof ClusterClientOptions cluster
+                ? cluster.mutate() : ClusterClientOptions.builder(base);
         ClusterTopologyRefreshOptions topology = ClusterTopologyRefreshOptions.builder()
-                .enablePeriodicRefresh(settings.topologyRefresh())
+                .enablePeriodicRefresh(topologyRefresh(base, settings))
                 .enableAllAdaptiveRefreshTriggers()
                 .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
                 .refreshTriggersReconnectAttempts(2)
                 .dynamicRefreshSources(true)
                 .closeStaleConnections(true)
                 .build();
-        return ClusterClientOptions.builder()
+        return options
                 .topologyRefreshOptions(topology)
                 .maxRedirects(3)
                 .autoReconnect(true)
@@ -333,12 +382,21 @@ public final class RedisCounterStore implements CounterStore {
                 // replay in cluster mode (Lettuce's replayFilter alone did not, measured on 6.8)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.builder().fixedTimeout(settings.commandTimeout()).build())
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(settings.connectTimeout())
+                .socketOptions(base.getSocketOptions().mutate()
                         .keepAlive(true)
                         .tcpNoDelay(true)
                         .build())
                 .build();
+    }
+
+    private static Duration topologyRefresh(ClientOptions base, ClientSettings settings) {
+        if (settings.topologyRefresh() != null) {
+            return settings.topologyRefresh();
+        }
+        if (base instanceof ClusterClientOptions cluster && cluster.getTopologyRefreshOptions().isPeriodicRefreshEnabled()) {
+            return cluster.getTopologyRefreshOptions().getRefreshPeriod();
+        }
+        return ClientSettings.DEFAULT_TOPOLOGY_REFRESH;
     }
 
     private static final StoreException NOT_CONNECTED =
@@ -478,7 +536,8 @@ public final class RedisCounterStore implements CounterStore {
 
     /**
      * Stops connecting and closes whatever is open. A connect still in flight is cut by the client's
-     * shutdown; a connection that arrives after this is closed by {@link #settle}.
+     * shutdown when the store made the client (a handed client is its owner's to shut down); a connection
+     * that arrives after this is closed by {@link #settle}.
      */
     @Override
     public void close() {
@@ -494,8 +553,10 @@ public final class RedisCounterStore implements CounterStore {
         if (open != null) {
             open.close();
         }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        if (resources != null) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
         firstOutcome.complete(null);
     }
 }
