@@ -3,9 +3,6 @@ package dev.tollgate.limiter.algorithm;
 import dev.tollgate.limiter.key.RedisKeys;
 import dev.tollgate.limiter.store.LuaScript;
 
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,10 +18,6 @@ public final class FixedWindows {
     /** The script's first reply value when the caller named another window than the store's clock is in. */
     public static final long WRONG_WINDOW = -1;
 
-    private static final long DAY_MS = 86_400_000L;
-    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter INSTANT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
-
     private FixedWindows() {
     }
 
@@ -33,19 +26,13 @@ public final class FixedWindows {
         List<String> args = new ArrayList<>(4 * spends.size());
         for (Spend spend : spends) {
             long window = spend.windowMs();
-            long start = nowMs - Math.floorMod(nowMs, window);
-            keys.add(RedisKeys.window(key, spend.rule().id(), windowName(start, window)));
+            long start = RedisKeys.windowStart(nowMs, window);
+            keys.add(RedisKeys.window(key, spend.rule().id(), RedisKeys.windowName(start, window)));
             args.add(Long.toString(spend.limit()));
             args.add(Long.toString(window));
             args.add(Integer.toString(spend.cost()));
             args.add(Long.toString(start));
         }
         return new ScriptCall(LuaScript.FIXED_WINDOW, keys, args);
-    }
-
-    /** A day-aligned window is named by its date; a shorter one by its start instant. */
-    static String windowName(long startMs, long windowMs) {
-        Instant start = Instant.ofEpochMilli(startMs);
-        return windowMs % DAY_MS == 0 ? DAY.format(start) : INSTANT.format(start);
     }
 }

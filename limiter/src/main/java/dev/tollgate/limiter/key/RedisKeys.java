@@ -1,6 +1,9 @@
 package dev.tollgate.limiter.key;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 
 /**
  * Names every Redis key Tollgate writes. A caller's key is user data (a login name may hold
@@ -13,6 +16,9 @@ import java.nio.charset.StandardCharsets;
 public final class RedisKeys {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    private static final long DAY_MS = 86_400_000L;
+    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter INSTANT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
 
     private RedisKeys() {
     }
@@ -35,6 +41,17 @@ public final class RedisKeys {
     /** {@code q:{<key>}:<rule>:<window>}: one fixed window's counter, e.g. {@code q:{acct_7Q2}:free-daily:2026-09-30}. */
     public static String window(String key, String ruleId, String windowName) {
         return "q:{" + encode(key) + "}:" + ruleId + ":" + windowName;
+    }
+
+    /** The start of the fixed window of {@code windowMs} that holds {@code nowMs}: windows are aligned to the epoch (UTC). */
+    public static long windowStart(long nowMs, long windowMs) {
+        return nowMs - Math.floorMod(nowMs, windowMs);
+    }
+
+    /** A day-aligned window is named by its date; a shorter one by its start instant. */
+    public static String windowName(long startMs, long windowMs) {
+        Instant start = Instant.ofEpochMilli(startMs);
+        return windowMs % DAY_MS == 0 ? DAY.format(start) : INSTANT.format(start);
     }
 
     /** The hash tag of a key: what Redis Cluster hashes to choose its slot. */
