@@ -14,7 +14,7 @@ public interface CounterReads {
     /** The store's clock in ms: the Redis {@code TIME} the scripts read, so a level is computed as the next script would. */
     CompletableFuture<Long> clockMs();
 
-    /** A token bucket's level at {@code nowMs}, refilled exactly as {@code token_bucket.lua} refills it. */
+    /** A token bucket's level at {@code nowMs}, refilled exactly as {@code spend.lua} refills it. */
     CompletableFuture<TokenLevel> tokenLevel(String key, String ruleId, BucketShape bucket, long nowMs);
 
     /** A sliding log's entries still inside its window at {@code nowMs}, as the script would trim them. */

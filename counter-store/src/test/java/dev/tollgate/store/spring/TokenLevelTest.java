@@ -9,7 +9,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A bucket read without spending, refilled as token_bucket.lua refills it: 10 tokens/s is 10 milli-tokens per ms. */
+/** A bucket read without spending, refilled as spend.lua refills it: 10 tokens/s is 10 milli-tokens per ms. */
 class TokenLevelTest {
 
     private static final BucketShape TEN_PER_SECOND = new BucketShape(10_000, 1_000, 20_000);
