@@ -1,8 +1,8 @@
 package dev.tollgate.rebalancer.bench;
 
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.limiter.usage.RedisUsageStore;
-import dev.tollgate.limiter.usage.UsageKeys;
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.limiter.usage.UsageRecorder;
 import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.rebalancer.budget.BudgetBook;

@@ -2,7 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.breaker.BreakerSettings;
-import dev.tollgate.limiter.store.ClientSettings;
+import dev.tollgate.store.ClientSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.nio.file.Path;

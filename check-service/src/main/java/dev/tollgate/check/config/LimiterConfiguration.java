@@ -11,7 +11,7 @@ import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.limiter.usage.RedisUsageStore;
 import dev.tollgate.store.spring.ClusterClients;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package dev.tollgate.store.read;
 
-import dev.tollgate.limiter.usage.UsageKeys;
+import dev.tollgate.store.key.UsageKeys;
 
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.tollgate.store.spring;
 
-import dev.tollgate.limiter.key.RedisKeys;
-import dev.tollgate.limiter.store.BucketLevel;
-import dev.tollgate.limiter.usage.UsageKeys;
+import dev.tollgate.store.key.RedisKeys;
+import dev.tollgate.store.BucketLevel;
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.store.read.BucketShape;
 import dev.tollgate.store.read.CounterReads;
 import dev.tollgate.store.read.LogCount;

@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.pods;
 
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.LuaScript;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,9 +1,10 @@
 package dev.tollgate.limiter.usage;
 
-import dev.tollgate.limiter.store.ClientSettings;
-import dev.tollgate.limiter.store.LuaScript;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.store.ClientSettings;
+import dev.tollgate.store.LuaScript;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
 
 import io.lettuce.core.cluster.RedisClusterClient;
 
