@@ -1,5 +1,6 @@
 package dev.tollgate.store;
 
+import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.lettuce.core.RedisClient;
@@ -60,7 +61,7 @@ class ConnectIT {
 
                 // and it serves: a script runs on the cluster (5 ms: a first call on a busy machine may miss it once)
                 await().atMost(Duration.ofSeconds(2)).ignoreExceptions().until(() ->
-                        store.run(LuaScript.load("pod_heartbeat"), List.of("tg:{pods}:connect-it"), List.of("pod", "3000"))
+                        store.run(LuaScript.load("pod_heartbeat"), List.of(RedisKeys.podRegistry("connect-it")), List.of("pod", "3000"))
                                 .get(1, TimeUnit.SECONDS).get(0) == 1L);
             }
         }

@@ -54,6 +54,11 @@ public final class RedisKeys {
         return windowMs % DAY_MS == 0 ? DAY.format(start) : INSTANT.format(start);
     }
 
+    /** {@code tg:{pods}:<region>}: the region's live pods, one small sorted set on one slot (written by {@code pod_heartbeat.lua}). */
+    public static String podRegistry(String region) {
+        return "tg:{pods}:" + region;
+    }
+
     /** The hash tag of a key: what Redis Cluster hashes to choose its slot. */
     public static String hashTag(String key) {
         return encode(key);
