@@ -28,17 +28,17 @@ public record RedisStoreSettings(
 
     public RedisStoreSettings {
         if (seeds == null || seeds.isEmpty()) {
-            throw new IllegalArgumentException("tollgate.redis.seeds: name at least one redis://host:port of the cluster");
+            throw new IllegalArgumentException("the store's seeds: name at least one redis://host:port of the cluster");
         }
         seeds = List.copyOf(seeds);
         commandTimeout = commandTimeout == null ? Duration.ofMillis(5) : commandTimeout;
         topologyRefresh = topologyRefresh == null ? Duration.ofSeconds(10) : topologyRefresh;
         connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
         if (commandTimeout.isNegative() || commandTimeout.isZero()) {
-            throw new IllegalArgumentException("tollgate.redis.command-timeout must be positive, was " + commandTimeout);
+            throw new IllegalArgumentException("the store's command timeout must be positive, was " + commandTimeout);
         }
         if (connectTimeout.isNegative() || connectTimeout.isZero()) {
-            throw new IllegalArgumentException("tollgate.redis.connect-timeout must be positive, was " + connectTimeout);
+            throw new IllegalArgumentException("the store's connect timeout must be positive, was " + connectTimeout);
         }
     }
 

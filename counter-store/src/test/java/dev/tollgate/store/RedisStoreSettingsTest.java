@@ -35,9 +35,9 @@ class RedisStoreSettingsTest {
     }
 
     @Test
-    void refusesANonPositiveConnectTimeoutNamingTheProperty() {
+    void refusesANonPositiveConnectTimeoutNamingTheSetting() {
         assertThatThrownBy(() -> RedisStoreSettings.of(List.of("redis://127.0.0.1:7000")).withConnectTimeout(Duration.ZERO))
-                .hasMessageContaining("tollgate.redis.connect-timeout");
+                .hasMessageContaining("connect timeout must be positive");
     }
 
     @Test
