@@ -11,6 +11,7 @@ import dev.tollgate.rebalancer.store.LeaderLock;
 import dev.tollgate.rebalancer.usage.RegionEndpoint;
 import dev.tollgate.rebalancer.usage.UsageReader;
 import dev.tollgate.store.spring.ClusterClients;
+import dev.tollgate.store.spring.RetiredProperties;
 import dev.tollgate.store.spring.SpringDataCounterReads;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +22,7 @@ import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import java.sql.DriverManager;
@@ -62,7 +64,8 @@ class RebalancerConfiguration {
      */
     @Bean
     UsageReader usageReader(List<RegionsProperties.Resolved> regions, RebalancerProperties rebalancer, LettuceConnectionFactory own,
-                            RegionConnections connections) {
+                            RegionConnections connections, Environment environment) {
+        RetiredProperties.refuse(environment, RetiredProperties.REDIS);
         List<RegionEndpoint> endpoints = new ArrayList<>();
         for (RegionsProperties.Resolved region : regions) {
             LettuceConnectionFactory factory = region.redis().map(redis -> connections.factory(region.name(), redis)).orElse(own);

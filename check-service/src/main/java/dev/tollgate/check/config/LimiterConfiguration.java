@@ -14,6 +14,7 @@ import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.limiter.usage.RedisUsageStore;
 import dev.tollgate.store.spring.ClusterClients;
+import dev.tollgate.store.spring.RetiredProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -21,6 +22,7 @@ import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.StringUtils;
@@ -44,7 +46,8 @@ class LimiterConfiguration {
      * the first attempt only (bounded by the connect timeout); later attempts run in the background.
      */
     @Bean(destroyMethod = "close")
-    RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties) {
+    RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties, Environment environment) {
+        RetiredProperties.refuse(environment, RetiredProperties.REDIS);
         return RedisCounterStore.connect(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings());
     }
 

@@ -3,7 +3,9 @@ package dev.tollgate.rules.usage;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
 import dev.tollgate.store.read.CounterReads;
 import dev.tollgate.store.spring.ClusterClients;
+import dev.tollgate.store.spring.RetiredProperties;
 import dev.tollgate.store.spring.SpringDataCounterReads;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.stereotype.Component;
 
@@ -24,7 +26,8 @@ class CounterReader {
     private final CounterReads reads;
     private final long awaitMs;
 
-    CounterReader(LettuceConnectionFactory redis, UsageProperties properties) {
+    CounterReader(LettuceConnectionFactory redis, UsageProperties properties, Environment environment) {
+        RetiredProperties.refuse(environment, RetiredProperties.USAGE_REDIS);
         // without cluster nodes Spring Boot builds a standalone factory for localhost: never read from that
         this.reads = ClusterClients.isCluster(redis) ? new SpringDataCounterReads(redis, properties.readTimeout()) : null;
         if (reads != null) {
