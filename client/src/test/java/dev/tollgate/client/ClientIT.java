@@ -250,7 +250,7 @@ class ClientIT {
             noRedis = probe.getLocalPort();
         }
         try (CheckPod storeless = CheckPod.start("127.0.0.1", 0, List.of("redis://127.0.0.1:" + noRedis), region + "-storeless", "s", RULES,
-                Map.of("tollgate.redis.connect-timeout", "200ms"));
+                Map.of("spring.data.redis.connect-timeout", "200ms"));
              TollgateClient open = TollgateClient.builder().endpoint(storeless.base()).deadline(DEADLINE).failMode(FailMode.ALLOW).build()) {
             CheckResult login = open.checkBlocking(new CheckRequest("auth", List.of(CheckEntry.of("login-ip", "203.0.113.9", 1))));
             assertThat(login.verdict()).isEqualTo(Verdict.DENY);
