@@ -348,11 +348,14 @@ public final class Limiter {
             for (int i = 0; i < group.size(); i++) {
                 EntryResult result = answer.results().get(i);
                 metrics.decided(result.rule(), result.verdict());
-                if (group.shadow() && result.verdict() == Verdict.DENY) {
-                    metrics.shadowDenied(result.rule());
-                }
+                long cost = 0;
                 for (int entry : group.entryIndexes(i)) {
                     results[entry] = result;
+                    cost += entries.get(entry).costValue();
+                }
+                if (group.shadow() && result.verdict() == Verdict.DENY) {
+                    metrics.shadowDenied(result.rule());
+                    usage.shadowDenied(result.rule(), cost);
                 }
             }
         }
