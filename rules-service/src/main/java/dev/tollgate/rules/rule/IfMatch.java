@@ -13,11 +13,11 @@ import java.util.List;
  * response weaken its ETag and the client only echoes what it got. {@code *} is refused: it would let a
  * client replace a rule it never read, the lost update this header exists to prevent.
  */
-record IfMatch(List<Long> versions) {
+public record IfMatch(List<Long> versions) {
 
     static final IfMatch ABSENT = new IfMatch(List.of());
 
-    static IfMatch parse(String header) {
+    public static IfMatch parse(String header) {
         if (header == null || header.isBlank()) {
             return ABSENT;
         }

@@ -53,6 +53,11 @@ class CounterReader implements DisposableBean {
         return commands().hget(UsageKeys.window(UsageKeys.shardOf(field), windowStart), field);
     }
 
+    /** Cost the region's shadow rules would have denied for one rule in the usage window starting at {@code windowStart} (s). */
+    RedisFuture<String> shadowDeniedIn(String ruleId, long windowStart) {
+        return commands().hget(UsageKeys.shadowDenies(windowStart), ruleId);
+    }
+
     RedisFuture<String> windowCount(String redisKey) {
         return commands().get(redisKey);
     }
