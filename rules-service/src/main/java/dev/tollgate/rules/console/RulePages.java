@@ -66,8 +66,14 @@ class RulePages {
         } catch (VersionConflictException e) {
             response.setStatus(HttpServletResponse.SC_CONFLICT);
             Rule newer = catalog.get(id);
-            model.addAttribute("conflict", new Conflict(form.version(), newer.version(), e.getMessage()));
-            return show(newer, form.basedOn(newer.version()), null, model);
+            RuleForm newerForm = RuleForm.of(newer);
+            RuleForm base = versionRead(id, form.version());
+            if (base == null) {
+                model.addAttribute("conflict", new Conflict(form.version(), newer.version(), List.of()));
+                return show(newer, form.basedOn(newer.version()), null, model);
+            }
+            model.addAttribute("conflict", new Conflict(form.version(), newer.version(), form.clashesWith(base, newerForm)));
+            return show(newer, form.rebase(base, newerForm), null, model);
         } catch (InvalidRuleException e) {
             response.setStatus(422);
             model.addAttribute("errors", e.violations());
@@ -88,7 +94,7 @@ class RulePages {
         } catch (VersionConflictException e) {
             response.setStatus(HttpServletResponse.SC_CONFLICT);
             Rule newer = catalog.get(id);
-            model.addAttribute("conflict", new Conflict(version, newer.version(), e.getMessage()));
+            model.addAttribute("conflict", new Conflict(version, newer.version(), List.of()));
             return show(newer, RuleForm.of(newer), null, model);
         } catch (InvalidRuleException e) {
             response.setStatus(422);
@@ -99,8 +105,23 @@ class RulePages {
         return "redirect:/console/rules/" + id + "?revision=" + changes.revision();
     }
 
-    /** @param yours the version the editor's page was based on; {@code current} the one stored now */
-    record Conflict(Long yours, long current, String message) {
+    /**
+     * @param yours   the version the editor's page was based on; {@code current} the one stored now
+     * @param clashes fields both the editor and the newer version changed, differently
+     */
+    record Conflict(Long yours, long current, List<String> clashes) {
+    }
+
+    /** The version the editor read, from the history; null when it is not there (a rule deleted and created again). */
+    private RuleForm versionRead(String id, Long version) {
+        if (version == null) {
+            return null;
+        }
+        return catalog.history(id).stream()
+                .filter(entry -> "rule".equalsIgnoreCase(entry.entity()) && version.equals(entry.newVersion()) && entry.newValue() != null)
+                .reduce((first, second) -> second)
+                .map(entry -> RuleForm.of(entry.newValue(), version))
+                .orElse(null);
     }
 
     private String show(Rule rule, RuleForm form, Long revision, Model model) {
