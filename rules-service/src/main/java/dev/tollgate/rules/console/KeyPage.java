@@ -31,7 +31,7 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
     record Bucket(String ruleId, String domain, String algorithm, boolean shadow, boolean inUse, long left, long limit,
                   String resets, String limitText, String share, boolean overridden, String recentRate) {
 
-        boolean empty() {
+        public boolean empty() {
             return left <= 0;
         }
     }
@@ -60,16 +60,16 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
     }
 
     /** The token-bucket rules of the key's limits: the ones an override can raise. */
-    List<String> overridableRules() {
+    public List<String> overridableRules() {
         return buckets.stream().filter(b -> b.algorithm().equals(label(Algorithm.TOKEN_BUCKET))).map(Bucket::ruleId).sorted().toList();
     }
 
     /** The store's clock when read, to the second, as the page prints it. */
-    String readAtText() {
+    public String readAtText() {
         return DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC).format(readAt);
     }
 
-    List<String> ruleIds() {
+    public List<String> ruleIds() {
         return buckets.stream().map(Bucket::ruleId).toList();
     }
 

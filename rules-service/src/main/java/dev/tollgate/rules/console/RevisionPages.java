@@ -29,7 +29,7 @@ class RevisionPages {
      */
     record Status(long target, long store, Map<Long, Integer> held, int reached, int watching) {
 
-        boolean done() {
+        public boolean done() {
             return watching > 0 && reached == watching;
         }
     }
