@@ -3,7 +3,6 @@ package dev.tollgate.limiter;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.tollgate.common.check.EntryResult;
-import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.Spend;
 import dev.tollgate.limiter.local.DenyCache;
@@ -170,7 +169,7 @@ final class LocalAnswers {
     }
 
     private static boolean isBucketGroup(KeyGroup group) {
-        return group.id().algorithm() == Algorithm.TOKEN_BUCKET;
+        return group.allBuckets();
     }
 
     /** The group's lease set when it is leased, else null. */

@@ -170,7 +170,7 @@ class LimiterTest {
         store.otherwise(reply(1L, 0L, 0L, 11L, 900L));
         CheckResponse response = check(limiter, request("api", CheckEntry.of("bulk", "acct", 4), CheckEntry.of("bulk", "acct", 5)));
         assertThat(response.allowed()).isTrue();
-        assertThat(store.lastCall().args()).as("cost 9, capacity the rule's own burst").containsExactly("1", "3", "10000", "1000", "20000", "9");
+        assertThat(store.lastCall().args()).as("cost 9, capacity the rule's own burst").containsExactly("1", "3", "bucket", "10000", "1000", "20000", "9");
     }
 
     @Test

@@ -8,7 +8,7 @@ import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.ScriptCall;
 import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.TokenBuckets;
+import dev.tollgate.limiter.algorithm.SpendCall;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import io.micrometer.core.instrument.Timer;
@@ -44,7 +44,7 @@ class OptimizationsIT {
             "25000, 50000, 50, 50"})  // the hot key's override: min(50, 50,000 ÷ 100)
     void theScriptGrantsTheDesignsLeaseForAFullBucket(int rate, int burst, int pods, long lease) {
         Rule rule = Rule.tokenBucket("r", "api", rate, burst).withMatch(ENTERPRISE);
-        ScriptCall call = TokenBuckets.call(uniqueKey("acct"), List.of(new Spend(rule, 1.0, 1)), 50, pods);
+        ScriptCall call = SpendCall.of(uniqueKey("acct"), List.of(new Spend(rule, 1.0, 1)), 50, pods, 0);
         GroupReply reply = GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1);
         assertThat(reply.granted()).isEqualTo(lease);
         assertThat(reply.remaining()[0]).as("a lease is pre-paid").isEqualTo(burst - lease);
@@ -54,9 +54,9 @@ class OptimizationsIT {
     void aLeaseShrinksToOneNearTheLimit() {
         Rule rule = Rule.tokenBucket("r", "api", 1, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600);
         String key = uniqueKey("acct");
-        ScriptCall drain = TokenBuckets.call(key, List.of(new Spend(rule.withMaxCost(1_950), 1.0, 1_950)), 1, 1);
+        ScriptCall drain = SpendCall.of(key, List.of(new Spend(rule.withMaxCost(1_950), 1.0, 1_950)), 1, 1, 0);
         fixture.store.run(drain.script(), drain.keys(), drain.args()).join();
-        ScriptCall call = TokenBuckets.call(key, List.of(new Spend(rule, 1.0, 1)), 50, 50);
+        ScriptCall call = SpendCall.of(key, List.of(new Spend(rule, 1.0, 1)), 50, 50, 0);
         assertThat(GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1).granted()).isEqualTo(1);
     }
 
@@ -293,7 +293,7 @@ class OptimizationsIT {
 
     /** One exact (want 1) script call spending {@code cost} of {@code rule} on {@code key}, as any pod makes it. */
     private static GroupReply spend(String key, Rule rule, int cost) {
-        ScriptCall call = TokenBuckets.call(key, List.of(new Spend(rule, 1.0, cost)), 1, 50);
+        ScriptCall call = SpendCall.of(key, List.of(new Spend(rule, 1.0, cost)), 1, 50, 0);
         return GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1);
     }
 

@@ -3,14 +3,14 @@ package dev.tollgate.limiter.algorithm;
 import java.util.List;
 
 /**
- * What one script call answered, in the shape all three scripts share:
+ * What one spend call answered ({@code spend.lua}):
  * {@code {grant, retry_ms, hold_ms, remaining_1, reset_ms_1, ...}}.
  *
  * @param granted requests granted: 0 on deny, 1 for a plain check, more when a lease was granted
  * @param retryMs on deny, when the denying limits hold the request's cost again (what the client is told)
  * @param holdMs  how long the pod should deny, from its deny cache, the limits that cannot pay for its next
  *                request: on a deny at least {@code retryMs}, longer when other callers were left facing the
- *                same empty bucket just before (they are due the next tokens; see {@code token_bucket.lua},
+ *                same empty bucket just before (they are due the next tokens; see {@code spend.lua},
  *                "the deny queue"); after a grant of a bucket's last token, the same for the next request;
  *                0 otherwise
  */

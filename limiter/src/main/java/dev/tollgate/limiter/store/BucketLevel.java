@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.store;
 
 /**
- * A token bucket's level at a moment, refilled from its stored state exactly as {@code token_bucket.lua}
+ * A token bucket's level at a moment, refilled from its stored state exactly as {@code spend.lua}
  * refills it: whole milli-tokens only, the refill time moved on by exactly the time they took, a missing
  * bucket full, a stored time ahead of the clock (a promoted replica's) restarting the refill. The one
  * Java copy of the script's refill, for the in-memory store and for reading a bucket without spending

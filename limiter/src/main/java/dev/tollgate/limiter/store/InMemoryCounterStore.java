@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The counter store in one process, for tests of code that embeds the engine: the same scripts' semantics
- * (token bucket with leases and the deny queue, sliding log, fixed window, refund, pod heartbeat) in Java,
+ * (token buckets with leases and the deny queue, sliding logs and fixed windows spent together, refund, pod heartbeat) in Java,
  * atomic per call as Redis runs a script, on an injected clock. {@code CounterStoreContract} runs one suite
  * against this and against a real Redis Cluster, so the two cannot drift apart; production never uses it.
  */
@@ -39,9 +39,7 @@ public final class InMemoryCounterStore implements CounterStore {
             requireOneSlot(keyList);
             long nowUs = micros.getAsLong();
             List<Long> reply = switch (script.name()) {
-                case "token_bucket" -> tokenBucket(keyList, args, nowUs);
-                case "sliding_log" -> slidingLog(keyList, args, nowUs);
-                case "fixed_window" -> fixedWindow(keyList, args, nowUs / 1000);
+                case "spend" -> spend(keyList, args, nowUs);
                 case "refund" -> refund(keyList, args, nowUs / 1000);
                 case "pod_heartbeat" -> heartbeat(keyList, args, nowUs / 1000);
                 default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "no such script: " + script, null);
@@ -53,61 +51,6 @@ public final class InMemoryCounterStore implements CounterStore {
             return CompletableFuture.failedFuture(new StoreException(StoreException.Kind.UNAVAILABLE, "script_error",
                     script + " failed: WRONGTYPE Operation against a key holding the wrong kind of value (user_script)", null));
         }
-    }
-
-    private List<Long> tokenBucket(List<String> keyList, List<String> args, long nowUs) {
-        long now = Math.floorDiv(nowUs, 1000);
-        long want = Long.parseLong(args.get(0));
-        long pods = Long.parseLong(args.get(1));
-        int n = keyList.size();
-        long[] level = new long[n];
-        long[] last = new long[n];
-        long[] tail = new long[n];
-        long grant = want;
-        for (int i = 0; i < n; i++) {
-            long refill = arg(args, 2 + 4 * i + 0), period = arg(args, 2 + 4 * i + 1);
-            long burst = arg(args, 2 + 4 * i + 2), cost = arg(args, 2 + 4 * i + 3);
-            Bucket s = get(keyList.get(i), Bucket.class, now);
-            BucketLevel refilled = s == null ? BucketLevel.at(now, null, null, refill, period, burst)
-                    : BucketLevel.at(now, s.tokensMilli(), s.tsMs(), refill, period, burst);
-            long l = refilled.milli();
-            level[i] = l;
-            last[i] = refilled.tsMs();
-            tail[i] = s == null ? 0 : s.qUs();
-            long whole = Math.floorDiv(l, 1000);
-            if (whole < cost) {
-                grant = 0;
-            } else if (grant > 0) {
-                grant = Math.min(grant, Math.max(1, Math.floorDiv(whole, 2 * pods * cost)));
-            }
-        }
-        List<Long> reply = new ArrayList<>(List.of(grant, 0L, 0L));
-        long retry = 0;
-        long hold = 0;
-        for (int i = 0; i < n; i++) {
-            long refill = arg(args, 2 + 4 * i + 0), period = arg(args, 2 + 4 * i + 1);
-            long burst = arg(args, 2 + 4 * i + 2), cost = arg(args, 2 + 4 * i + 3);
-            long l = level[i] - grant * cost * 1000;
-            long ts = last[i];
-            long q = tail[i];
-            if (l < cost * 1000) {
-                long wait = Math.max(1, ts + ceilDiv((cost * 1000 - l) * period, refill) - now);
-                if (grant == 0) {
-                    retry = Math.max(retry, wait);
-                }
-                long slotUs = tail[i] + ceilDiv(cost * 1_000_000 * period, refill) - nowUs;
-                long fill = ceilDiv((burst - l) * period, refill) - (now - ts);
-                long heldUs = Math.max(wait * 1000, Math.min(slotUs, Math.min(fill * 1000, MAX_HOLD_MS * 1000)));
-                hold = Math.max(hold, ceilDiv(heldUs, 1000));
-                q = nowUs + heldUs;
-            }
-            put(keyList.get(i), new Bucket(l, ts, q), now + ceilDiv(burst * period, refill) * 2);
-            reply.add(Math.floorDiv(l, 1000));
-            reply.add(Math.max(0, ts + ceilDiv((burst - l) * period, refill) - now));
-        }
-        reply.set(1, retry);
-        reply.set(2, hold);
-        return reply;
     }
 
     /** A sorted set as Redis orders it: by score, then by member. */
@@ -123,81 +66,141 @@ public final class InMemoryCounterStore implements CounterStore {
         return entries;
     }
 
-    private List<Long> slidingLog(List<String> keyList, List<String> args, long nowUs) {
+    /** {@code spend.lua}: every limit of one key, whatever its algorithm, checked before any is written. */
+    private List<Long> spend(List<String> keyList, List<String> args, long nowUs) {
         long now = Math.floorDiv(nowUs, 1000);
+        long want = arg(args, 0);
+        long pods = arg(args, 1);
         int n = keyList.size();
-        List<TreeMap<String, Long>> logs = new ArrayList<>(n);
-        long allowed = 1;
-        long retry = 0;
+        String[] kind = new String[n];
+        long[][] p = new long[n][];
         for (int i = 0; i < n; i++) {
-            long limit = arg(args, 3 * i), window = arg(args, 3 * i + 1), cost = arg(args, 3 * i + 2);
-            TreeMap<String, Long> log = log(keyList.get(i), now);
-            log.values().removeIf(score -> score <= now - window);
-            logs.add(log);
-            long count = log.size();
-            if (count + cost > limit) {
-                allowed = 0;
-                long oldest = byScore(log).get((int) (count + cost - limit - 1)).getValue();
-                retry = Math.max(retry, Math.max(1, oldest + window - now));
-            }
-        }
-        List<Long> reply = new ArrayList<>(List.of(allowed, retry, retry));
-        for (int i = 0; i < n; i++) {
-            long limit = arg(args, 3 * i), window = arg(args, 3 * i + 1), cost = arg(args, 3 * i + 2);
-            TreeMap<String, Long> log = logs.get(i);
-            long expiresAt = keys.containsKey(keyList.get(i)) ? keys.get(keyList.get(i)).expiresAtMs() : Long.MAX_VALUE;
-            if (allowed == 1) {
-                for (int j = 1; j <= cost; j++) {
-                    String member = nowUs + ":" + (i + 1) + ":" + j;
-                    while (log.containsKey(member)) {
-                        member = member + "+";
-                    }
-                    log.put(member, now);
+            int a = 2 + 5 * i;
+            kind[i] = args.get(a);
+            p[i] = new long[] {arg(args, a + 1), arg(args, a + 2), arg(args, a + 3), arg(args, a + 4)};
+            if (kind[i].equals("window")) {
+                if (now - Math.floorMod(now, p[i][1]) != p[i][3]) {
+                    return List.of(-1L, now);
                 }
-                expiresAt = now + window;
+            } else if (!kind[i].equals("bucket") && !kind[i].equals("log")) {
+                throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "spend: unknown kind " + kind[i] + " (user_script)", null);
             }
-            if (log.isEmpty()) {
-                keys.remove(keyList.get(i));
-            } else {
-                put(keyList.get(i), log, expiresAt);
-            }
-            reply.add(limit - log.size());
-            reply.add(log.isEmpty() ? 0 : Math.max(0, byScore(log).get(log.size() - 1).getValue() + window - now));
         }
-        reply.add(nowUs);
-        return reply;
-    }
-
-    private List<Long> fixedWindow(List<String> keyList, List<String> args, long now) {
-        int n = keyList.size();
-        long[] counts = new long[n];
-        long allowed = 1;
+        long grant = want;
+        for (int i = 0; i < n; i++) {
+            if (!kind[i].equals("bucket")) {
+                grant = Math.min(grant, 1);
+            }
+        }
         long retry = 0;
+        long[] level = new long[n];
+        long[] last = new long[n];
+        long[] tail = new long[n];
+        long[] count = new long[n];
+        List<TreeMap<String, Long>> logs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            long limit = arg(args, 4 * i), window = arg(args, 4 * i + 1);
-            long cost = arg(args, 4 * i + 2), start = arg(args, 4 * i + 3);
-            if (now - Math.floorMod(now, window) != start) {
-                return List.of(-1L, now);
-            }
-            Long count = get(keyList.get(i), Long.class, now);
-            counts[i] = count == null ? 0 : count;
-            if (counts[i] + cost > limit) {
-                allowed = 0;
-                retry = Math.max(retry, start + window - now);
+            logs.add(null);
+            switch (kind[i]) {
+                case "bucket" -> {
+                    long refill = p[i][0], period = p[i][1], burst = p[i][2], cost = p[i][3];
+                    Bucket s = get(keyList.get(i), Bucket.class, now);
+                    BucketLevel refilled = s == null ? BucketLevel.at(now, null, null, refill, period, burst)
+                            : BucketLevel.at(now, s.tokensMilli(), s.tsMs(), refill, period, burst);
+                    level[i] = refilled.milli();
+                    last[i] = refilled.tsMs();
+                    tail[i] = s == null ? 0 : s.qUs();
+                    long whole = Math.floorDiv(level[i], 1000);
+                    if (whole < cost) {
+                        grant = 0;
+                    } else if (grant > 0) {
+                        grant = Math.min(grant, Math.max(1, Math.floorDiv(whole, 2 * pods * cost)));
+                    }
+                }
+                case "log" -> {
+                    long limit = p[i][0], window = p[i][1], cost = p[i][2];
+                    TreeMap<String, Long> log = log(keyList.get(i), now);
+                    log.values().removeIf(score -> score <= now - window);
+                    logs.set(i, log);
+                    count[i] = log.size();
+                    if (count[i] + cost > limit) {
+                        grant = 0;
+                        long oldest = byScore(log).get((int) (count[i] + cost - limit - 1)).getValue();
+                        retry = Math.max(retry, Math.max(1, oldest + window - now));
+                    }
+                }
+                default -> {
+                    long limit = p[i][0], window = p[i][1], cost = p[i][2], start = p[i][3];
+                    Long stored = get(keyList.get(i), Long.class, now);
+                    count[i] = stored == null ? 0 : stored;
+                    if (count[i] + cost > limit) {
+                        grant = 0;
+                        retry = Math.max(retry, start + window - now);
+                    }
+                }
             }
         }
-        List<Long> reply = new ArrayList<>(List.of(allowed, retry, retry));
+        long hold = retry;
+        List<Long> reply = new ArrayList<>(List.of(grant, 0L, 0L));
         for (int i = 0; i < n; i++) {
-            long limit = arg(args, 4 * i), window = arg(args, 4 * i + 1);
-            long cost = arg(args, 4 * i + 2), start = arg(args, 4 * i + 3);
-            long count = counts[i];
-            if (allowed == 1) {
-                count += cost;
-                put(keyList.get(i), count, start + window + 3_600_000);
+            String key = keyList.get(i);
+            switch (kind[i]) {
+                case "bucket" -> {
+                    long refill = p[i][0], period = p[i][1], burst = p[i][2], cost = p[i][3];
+                    long l = level[i] - grant * cost * 1000;
+                    long ts = last[i];
+                    long q = tail[i];
+                    if (l < cost * 1000) {
+                        long wait = Math.max(1, ts + ceilDiv((cost * 1000 - l) * period, refill) - now);
+                        if (grant == 0) {
+                            retry = Math.max(retry, wait);
+                        }
+                        long slotUs = tail[i] + ceilDiv(cost * 1_000_000 * period, refill) - nowUs;
+                        long fill = ceilDiv((burst - l) * period, refill) - (now - ts);
+                        long heldUs = Math.max(wait * 1000, Math.min(slotUs, Math.min(fill * 1000, MAX_HOLD_MS * 1000)));
+                        hold = Math.max(hold, ceilDiv(heldUs, 1000));
+                        q = nowUs + heldUs;
+                    }
+                    put(key, new Bucket(l, ts, q), now + ceilDiv(burst * period, refill) * 2);
+                    reply.add(Math.floorDiv(l, 1000));
+                    reply.add(Math.max(0, ts + ceilDiv((burst - l) * period, refill) - now));
+                }
+                case "log" -> {
+                    long limit = p[i][0], window = p[i][1], cost = p[i][2];
+                    TreeMap<String, Long> log = logs.get(i);
+                    long expiresAt = keys.containsKey(key) ? keys.get(key).expiresAtMs() : Long.MAX_VALUE;
+                    if (grant > 0) {
+                        for (int j = 1; j <= cost; j++) {
+                            String member = nowUs + ":" + (i + 1) + ":" + j;
+                            while (log.containsKey(member)) {
+                                member = member + "+";
+                            }
+                            log.put(member, now);
+                        }
+                        expiresAt = now + window;
+                    }
+                    if (log.isEmpty()) {
+                        keys.remove(key);
+                    } else {
+                        put(key, log, expiresAt);
+                    }
+                    reply.add(limit - log.size());
+                    reply.add(log.isEmpty() ? 0 : Math.max(0, byScore(log).get(log.size() - 1).getValue() + window - now));
+                }
+                default -> {
+                    long limit = p[i][0], window = p[i][1], cost = p[i][2], start = p[i][3];
+                    long c = count[i];
+                    if (grant > 0) {
+                        c += cost;
+                        put(key, c, start + window + 3_600_000);
+                    }
+                    reply.add(limit - c);
+                    reply.add(start + window - now);
+                }
             }
-            reply.add(limit - count);
-            reply.add(start + window - now);
         }
+        reply.set(1, retry);
+        reply.set(2, hold);
+        reply.add(nowUs);
         return reply;
     }
 

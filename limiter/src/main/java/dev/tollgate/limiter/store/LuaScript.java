@@ -11,9 +11,7 @@ import java.util.HexFormat;
 /** One Lua script from {@code lua/<name>.lua} on the classpath, with the SHA-1 that EVALSHA calls it by. */
 public record LuaScript(String name, String body, String sha1) {
 
-    public static final LuaScript TOKEN_BUCKET = load("token_bucket");
-    public static final LuaScript SLIDING_LOG = load("sliding_log");
-    public static final LuaScript FIXED_WINDOW = load("fixed_window");
+    public static final LuaScript SPEND = load("spend");
     public static final LuaScript REFUND = load("refund");
 
     public static LuaScript load(String name) {

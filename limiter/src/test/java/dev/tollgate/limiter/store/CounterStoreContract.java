@@ -5,9 +5,8 @@ import dev.tollgate.limiter.algorithm.FixedWindows;
 import dev.tollgate.limiter.algorithm.GroupReply;
 import dev.tollgate.limiter.algorithm.Refunds;
 import dev.tollgate.limiter.algorithm.ScriptCall;
-import dev.tollgate.limiter.algorithm.SlidingLogs;
 import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.TokenBuckets;
+import dev.tollgate.limiter.algorithm.SpendCall;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -66,11 +65,11 @@ abstract class CounterStoreContract {
     @Test
     void aSlidingLogCountsAcceptedEventsAndStampsItsMembers() {
         String key = key();
-        GroupReply first = call(SlidingLogs.call(key, List.of(spend(login))));
+        GroupReply first = call(logCall(key));
         assertThat(first.allowed()).isTrue();
         assertThat(first.stamp()).isPositive();
-        assertThat(call(SlidingLogs.call(key, List.of(spend(login)))).remaining()).containsExactly(0);
-        GroupReply denied = call(SlidingLogs.call(key, List.of(spend(login))));
+        assertThat(call(logCall(key)).remaining()).containsExactly(0);
+        GroupReply denied = call(logCall(key));
         assertThat(denied.allowed()).isFalse();
         assertThat(denied.retryMs()).isBetween(59_000L, 60_000L);
     }
@@ -79,24 +78,62 @@ abstract class CounterStoreContract {
     void aFixedWindowIsNamedByTheStoresClock() {
         String key = key();
         // named by a clock far off: the store answers with its own time, and the call is renamed from it
-        List<Long> wrong = store().run(LuaScript.FIXED_WINDOW, FixedWindows.call(key, List.of(spend(quota)), 0).keys(),
-                FixedWindows.call(key, List.of(spend(quota)), 0).args()).join();
-        assertThat(wrong.get(0)).isEqualTo(FixedWindows.WRONG_WINDOW);
-        ScriptCall named = FixedWindows.call(key, List.of(spend(quota)), wrong.get(1));
+        ScriptCall far = SpendCall.of(key, List.of(spend(quota)), 1, 1, 0);
+        List<Long> wrong = store().run(far.script(), far.keys(), far.args()).join();
+        assertThat(FixedWindows.movedTo(wrong)).isPresent();
+        ScriptCall named = SpendCall.of(key, List.of(spend(quota)), 1, 1, FixedWindows.movedTo(wrong).getAsLong());
         assertThat(call(named).remaining()).containsExactly(1);
         assertThat(call(named).remaining()).containsExactly(0);
         assertThat(call(named).allowed()).isFalse();
     }
 
     @Test
+    void limitsOfOneKeySpendAllOrNothingWhateverTheirAlgorithm() {
+        String key = key();
+        // the window holds 2 and the log 2: two requests spend from all three limits
+        for (int i = 0; i < 2; i++) {
+            GroupReply reply = mixed(key);
+            assertThat(reply.allowed()).isTrue();
+            assertThat(reply.remaining()).containsExactly(2 - i, 1 - i, 1 - i);
+        }
+        GroupReply denied = mixed(key);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryMs()).as("the longer of the log's wait and the window's").isBetween(1L, 86_400_000L);
+        assertThat(denied.holdMs()).isGreaterThanOrEqualTo(denied.retryMs());
+        assertThat(denied.remaining()).as("the bucket kept its token").containsExactly(1, 0, 0);
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("spent by the two admitted requests only").containsExactly(0);
+    }
+
+    @Test
+    void aLeaseIsNeverGrantedOverALogOrAWindow() {
+        ScriptCall call = SpendCall.of(key(), List.of(spend(big), spend(login)), 50, 1, 0);
+        assertThat(call(call).granted()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnknownKindIsAScriptError() {
+        assertThatThrownBy(() -> store().run(LuaScript.SPEND, List.of("rl:{" + key() + "}:x"), List.of("1", "1", "bogus", "1", "1", "1", "1")).join())
+                .isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(StoreException.class);
+    }
+
+    /** A bucket, a fixed window and a sliding log of one key in one call, its window named by the store's clock. */
+    private GroupReply mixed(String key) {
+        List<Spend> spends = List.of(spend(daily), spend(quota), spend(login));
+        ScriptCall far = SpendCall.of(key, spends, 1, 1, 0);
+        long storeNow = FixedWindows.movedTo(store().run(far.script(), far.keys(), far.args()).join()).orElseThrow();
+        return call(SpendCall.of(key, spends, 1, 1, storeNow));
+    }
+
+    @Test
     void aRefundGivesBackExactlyWhatTheSpendTook() {
         String key = key();
-        ScriptCall spendBucket = TokenBuckets.call(key, List.of(spend(daily)), 1, 1);
+        ScriptCall spendBucket = SpendCall.of(key, List.of(spend(daily)), 1, 1, 0);
         GroupReply spent = call(spendBucket);
         store().run(LuaScript.REFUND, spendBucket.keys(), Refunds.of(spendBucket, List.of(spend(daily)), spent).args()).join();
         assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("3 again before this spend").containsExactly(2);
 
-        ScriptCall spendLog = SlidingLogs.call(key, List.of(spend(login)));
+        ScriptCall spendLog = logCall(key);
         GroupReply logged = call(spendLog);
         store().run(LuaScript.REFUND, spendLog.keys(), Refunds.of(spendLog, List.of(spend(login)), logged).args()).join();
         assertThat(call(spendLog).remaining()).as("the refunded attempt no longer counts").containsExactly(1);
@@ -104,18 +141,22 @@ abstract class CounterStoreContract {
 
     @Test
     void aScriptOverTwoSlotsIsRefused() {
-        ScriptCall one = TokenBuckets.call(key(), List.of(spend(daily)), 1, 1);
-        ScriptCall other = TokenBuckets.call(key(), List.of(spend(route)), 1, 1);
+        ScriptCall one = SpendCall.of(key(), List.of(spend(daily)), 1, 1, 0);
+        ScriptCall other = SpendCall.of(key(), List.of(spend(route)), 1, 1, 0);
         List<String> keys = List.of(one.keys().get(0), other.keys().get(0));
-        List<String> args = List.of("1", "1", one.args().get(2), one.args().get(3), one.args().get(4), one.args().get(5),
-                other.args().get(2), other.args().get(3), other.args().get(4), other.args().get(5));
-        assertThatThrownBy(() -> store().run(LuaScript.TOKEN_BUCKET, keys, args).join())
+        List<String> args = new java.util.ArrayList<>(one.args());
+        args.addAll(other.args().subList(2, other.args().size()));
+        assertThatThrownBy(() -> store().run(LuaScript.SPEND, keys, args).join())
                 .isInstanceOf(CompletionException.class)
                 .hasRootCauseInstanceOf(StoreException.class);
     }
 
     private GroupReply bucket(String key, int want, int pods, Spend... spends) {
-        return call(TokenBuckets.call(key, List.of(spends), want, pods));
+        return call(SpendCall.of(key, List.of(spends), want, pods, 0));
+    }
+
+    private ScriptCall logCall(String key) {
+        return SpendCall.of(key, List.of(spend(login)), 1, 1, 0);
     }
 
     private GroupReply call(ScriptCall call) {

@@ -107,7 +107,7 @@ public class UsageReader {
             }
             case FIXED_WINDOW -> {
                 // the limiter names windows in one place; ask it rather than repeat the naming here
-                String redisKey = FixedWindows.call(key, List.of(new Spend(rule, share, 1)), now).keys().get(0);
+                String redisKey = FixedWindows.key(key, rule.id(), rule.windowS() * 1000L, now);
                 // q:{<key>}:<rule>:<window>; the encoded key holds no '}' and a rule id no ':', a window name may
                 String window = redisKey.substring(redisKey.indexOf("}:") + 2 + rule.id().length() + 1);
                 yield new Pending(rule, share, overridden, redisKey, window, counters.windowCount(redisKey));

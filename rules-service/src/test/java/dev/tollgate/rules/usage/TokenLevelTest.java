@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The refill arithmetic of token_bucket.lua, replayed without writing: 10 tokens/s is 10 milli-tokens per ms. */
+/** The refill arithmetic of spend.lua, replayed without writing: 10 tokens/s is 10 milli-tokens per ms. */
 class TokenLevelTest {
 
     private static final long REFILL = 10_000;
