@@ -75,11 +75,11 @@ final class TestPod implements AutoCloseable {
 
     /** The revision of the rules this pod enforces; -1 before the first. */
     long revision() {
-        return rules.revision();
+        return rules.revision().orElse(-1);
     }
 
     private void watchOnce(HttpClient http, int port, String token) {
-        long since = rules.revision();
+        long since = revision();
         URI uri = URI.create("http://127.0.0.1:" + port + "/v1/watch" + (since >= 0 ? "?since=" + since : ""));
         try {
             HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))

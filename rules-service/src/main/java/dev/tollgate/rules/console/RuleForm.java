@@ -3,6 +3,7 @@ package dev.tollgate.rules.console;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.rules.problem.InvalidRuleException;
 
 import tools.jackson.databind.JsonNode;
@@ -23,7 +24,8 @@ record RuleForm(Long version, Integer ratePerS, Integer periodS, Integer burst, 
                 Integer maxCost, String failMode, String reason) {
 
     static RuleForm of(Rule rule) {
-        return new RuleForm(rule.version(), rule.ratePerS(), rule.periodS(), rule.burst(), rule.limit(), rule.windowS(),
+        RuleFields fields = RuleFields.of(rule);
+        return new RuleForm(rule.version(), fields.ratePerS(), fields.periodS(), fields.burst(), fields.limit(), fields.windowS(),
                 rule.maxCost(), rule.failMode().name().toLowerCase(Locale.ROOT), null);
     }
 
@@ -79,11 +81,14 @@ record RuleForm(Long version, Integer ratePerS, Integer periodS, Integer burst, 
         return node.hasNonNull(field) ? node.get(field).asInt() : null;
     }
 
-    /** {@code stored} with this form's numbers; fields of the other algorithm stay empty, as the validator wants. */
-    Rule applyTo(Rule stored) {
+    /**
+     * {@code stored} with this form's numbers, in the flat form the catalog validates field by field; fields
+     * of the other algorithm stay empty, as the validator wants.
+     */
+    RuleFields applyTo(Rule stored) {
         boolean bucket = stored.algorithm() == Algorithm.TOKEN_BUCKET;
         FailMode fail = failMode == null || failMode.isBlank() ? stored.failMode() : parsedFailMode();
-        return new Rule(stored.id(), stored.domain(), stored.match(), stored.identity(), stored.algorithm(),
+        return new RuleFields(stored.id(), stored.domain(), stored.match(), stored.identity(), stored.algorithm(),
                 bucket ? ratePerS : null, bucket ? periodS : null, bucket ? burst : null,
                 bucket ? null : limit, bucket ? null : windowS, stored.mode(), fail, maxCost, 0);
     }

@@ -3,6 +3,7 @@ package dev.tollgate.rules.console;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.rules.store.HistoryEntry;
 
 import java.time.Instant;
@@ -31,9 +32,10 @@ final class RulePage {
 
     static Summary summary(Rule rule) {
         String match = describeMatch(rule);
+        RuleFields fields = RuleFields.of(rule);
         String limit = rule.algorithm() == Algorithm.TOKEN_BUCKET
-                ? rule.ratePerS() + (rule.periodS() == null || rule.periodS() == 1 ? "/s" : " per " + rule.periodS() + " s") + ", burst " + rule.burst()
-                : rule.limit() + " per " + rule.windowS() + " s";
+                ? fields.ratePerS() + (fields.periodS() == 1 ? "/s" : " per " + fields.periodS() + " s") + ", burst " + fields.burst()
+                : fields.limit() + " per " + fields.windowS() + " s";
         return new Summary(rule.id(), rule.domain(), match, KeyPage.label(rule.algorithm()), limit, rule.mode() == Mode.SHADOW,
                 rule.failMode().name().toLowerCase(Locale.ROOT), rule.maxCost(), rule.version(), rule.algorithm() == Algorithm.TOKEN_BUCKET);
     }

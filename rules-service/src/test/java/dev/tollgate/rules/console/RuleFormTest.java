@@ -1,7 +1,9 @@
 package dev.tollgate.rules.console;
 
 import dev.tollgate.common.rule.FailMode;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,7 +21,7 @@ class RuleFormTest {
     void aStaleEditKeepsWhatTheEditorChangedAndTakesTheNewerValueOfEverythingElse() {
         RuleForm base = RuleForm.of(stored);
         RuleForm mine = new RuleForm(1L, 100, 1, 300, null, null, 1, "open", "bigger bursts");
-        RuleForm newer = RuleForm.of(stored.withRateAndBurst(120, 200).withVersion(2));
+        RuleForm newer = RuleForm.of(stored.withLimit(Limit.TokenBucket.perSecond(120, 200)).withVersion(2));
 
         RuleForm rebased = mine.rebase(base, newer);
 
@@ -34,7 +36,7 @@ class RuleFormTest {
     void namesTheFieldsBothSidesChangedDifferently() {
         RuleForm base = RuleForm.of(stored);
         RuleForm mine = new RuleForm(1L, 150, 1, 200, null, null, 1, "open", "more");
-        RuleForm newer = RuleForm.of(stored.withRateAndBurst(120, 200).withVersion(2));
+        RuleForm newer = RuleForm.of(stored.withLimit(Limit.TokenBucket.perSecond(120, 200)).withVersion(2));
 
         assertThat(mine.clashesWith(base, newer)).containsExactly("rate_per_s");
         assertThat(mine.rebase(base, newer).ratePerS()).as("the form holds the editor's value").isEqualTo(150);
@@ -50,7 +52,7 @@ class RuleFormTest {
 
     @Test
     void keepsTheRulesIdentityAndEmptiesTheOtherAlgorithmsFields() {
-        Rule edited = new RuleForm(1L, 100, 1, 300, 5, 60, 2, "closed", "why").applyTo(stored);
+        RuleFields edited = new RuleForm(1L, 100, 1, 300, 5, 60, 2, "closed", "why").applyTo(stored);
 
         assertThat(edited.burst()).isEqualTo(300);
         assertThat(edited.limit()).isNull();
