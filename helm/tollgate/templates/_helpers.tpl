@@ -379,3 +379,8 @@ tollgate:
 {{- end -}}
 {{- int $floor -}}
 {{- end }}
+
+{{/* An alert's runbook: its section of docs/runbooks.md. Call with (dict "root" $ "alert" "TollgateFailOpen"). */}}
+{{- define "tollgate.runbookUrl" -}}
+{{- printf "%s#%s" (trimSuffix "/" .root.Values.prometheusRule.runbookUrl) (lower .alert) -}}
+{{- end }}
