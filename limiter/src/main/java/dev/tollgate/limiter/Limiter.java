@@ -345,9 +345,11 @@ public final class Limiter {
                 return CompletableFuture.failedFuture(answer.failure());
             }
             KeyGroup group = groups.get(g);
+            List<Spend> spends = group.spends();
             for (int i = 0; i < group.size(); i++) {
                 EntryResult result = answer.results().get(i);
                 metrics.decided(result.rule(), result.verdict());
+                metrics.hit(group.rule(i), result.verdict(), group.cost(i), result.remaining(), spends.get(i).share());
                 if (group.shadow() && result.verdict() == Verdict.DENY) {
                     metrics.shadowDenied(result.rule());
                 }

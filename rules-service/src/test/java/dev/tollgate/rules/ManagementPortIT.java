@@ -1,5 +1,6 @@
 package dev.tollgate.rules;
 
+import dev.tollgate.testsupport.metrics.SeriesCatalog;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.test.annotation.DirtiesContext;
@@ -26,7 +27,16 @@ class ManagementPortIT extends ServiceTestBase {
 
         assertThat(managementPort).isNotEqualTo(port);
         assertThat(scrape.status).isEqualTo(200);
-        assertThat(scrape.body).contains("application=\"rules-service\"");
+        assertThat(scrape.body).contains("application=\"rules-service\"").contains("region=\"us-east\"");
+    }
+
+    @Test
+    void exportsEverySeriesTheDashboardAndAlertsNameForRulesService() {
+        api.put("/v1/rules/" + uniqueId("scrape"), tokenBucket("public-api", 10, 20));
+
+        Api.Response scrape = new Api(managementPort, null).get("/actuator/prometheus");
+
+        assertThat(SeriesCatalog.missingFrom(scrape.body, "rules-service")).isEmpty();
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.breaker.BreakerSettings;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -15,7 +16,7 @@ import java.util.List;
  */
 @ConfigurationProperties("tollgate")
 public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
-                              Optimizations optimizations, Pods pods, Readiness readiness) {
+                              Optimizations optimizations, Pods pods, Readiness readiness, Metrics metrics) {
 
     public CheckProperties {
         optimizations = optimizations == null ? new Optimizations(null, null, null, 0, null) : optimizations;
@@ -26,6 +27,7 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
         check = check == null ? new Check(64, null) : check;
         rules = rules == null ? new Rules(null, null, null, null, null) : rules;
+        metrics = metrics == null ? new Metrics(null) : metrics;
     }
 
     /**
@@ -183,6 +185,20 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
             name = name == null || name.isBlank() ? "default" : name;
             if (!(defaultShare > 0 && defaultShare <= 1)) {
                 throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
+            }
+        }
+    }
+
+    /**
+     * @param nearLimitRatio the share of a rule's limit used above which an allowed entry counts as
+     *                       {@code near_limit} in {@code tollgate_rule_hits_total} (Envoy's NEAR_LIMIT_RATIO, default 0.8)
+     */
+    public record Metrics(Double nearLimitRatio) {
+
+        public Metrics {
+            nearLimitRatio = nearLimitRatio == null ? LimiterMetrics.DEFAULT_NEAR_LIMIT_RATIO : nearLimitRatio;
+            if (!(nearLimitRatio > 0 && nearLimitRatio <= 1)) {
+                throw new IllegalArgumentException("tollgate.metrics.near-limit-ratio must be in (0, 1], was " + nearLimitRatio);
             }
         }
     }

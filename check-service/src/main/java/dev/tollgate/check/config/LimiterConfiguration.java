@@ -13,6 +13,7 @@ import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
@@ -67,15 +68,19 @@ class LimiterConfiguration {
     }
 
     @Bean
-    LimiterMetrics limiterMetrics(MeterRegistry registry) {
-        return new LimiterMetrics(registry);
+    LimiterMetrics limiterMetrics(MeterRegistry registry, CheckProperties properties) {
+        return new LimiterMetrics(registry, properties.metrics().nearLimitRatio());
     }
 
     @Bean(destroyMethod = "close")
-    PodRegistry podRegistry(RedisCounterStore store, CheckProperties properties) {
+    PodRegistry podRegistry(RedisCounterStore store, CheckProperties properties, MeterRegistry registry) {
         CheckProperties.Pods pods = properties.pods();
         String id = pods.id() == null || pods.id().isBlank() ? hostName() : pods.id();
-        return new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl(), pods.min());
+        PodRegistry live = new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl(), pods.min());
+        Gauge.builder(LimiterMetrics.LIVE_PODS, live, PodRegistry::getAsInt)
+                .description("The region's live pods as this pod counts them (heartbeats): what fallback buckets and leases divide by")
+                .register(registry);
+        return live;
     }
 
     @Bean

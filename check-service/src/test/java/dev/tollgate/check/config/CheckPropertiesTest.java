@@ -20,7 +20,7 @@ class CheckPropertiesTest {
 
     @Test
     void startsThePodCountAtOneUnlessAFloorIsConfiguredAndRefusesAFloorBelowOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
+        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
         assertThat(new CheckProperties.Pods(null, null, null, 50).min()).isEqualTo(50);
         assertThatThrownBy(() -> new CheckProperties.Pods(null, null, null, 0))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -29,7 +29,7 @@ class CheckPropertiesTest {
 
     @Test
     void waitsThirtySecondsForTheStoreBeforeServingInFallbackByDefault() {
-        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null).readiness();
+        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null, null).readiness();
 
         assertThat(readiness.storeGrace()).isEqualTo(Duration.ofSeconds(30));
         assertThat(readiness.fallbackAfterGrace()).isTrue();
