@@ -384,3 +384,24 @@ tollgate:
 {{- define "tollgate.runbookUrl" -}}
 {{- printf "%s#%s" (trimSuffix "/" .root.Values.prometheusRule.runbookUrl) (lower .alert) -}}
 {{- end }}
+
+{{/* The console log's format for every service: structured (JSON) unless logging.format is text. */}}
+{{- define "tollgate.loggingEnv" -}}
+{{- if ne .Values.logging.format "text" }}
+- name: LOGGING_STRUCTURED_FORMAT_CONSOLE
+  value: {{ .Values.logging.format | quote }}
+{{- end }}
+{{- end }}
+
+{{/* check-service's tracing: on with a sampling share and an OTLP endpoint, or explicitly off. */}}
+{{- define "tollgate.tracingEnv" -}}
+{{- $t := .Values.tracing -}}
+- name: MANAGEMENT_TRACING_ENABLED
+  value: {{ $t.enabled | quote }}
+{{- if $t.enabled }}
+- name: MANAGEMENT_TRACING_SAMPLING_PROBABILITY
+  value: {{ $t.samplingProbability | quote }}
+- name: MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT
+  value: {{ required "tracing.enabled: set tracing.otlpEndpoint, the collector's OTLP/HTTP traces endpoint" $t.otlpEndpoint | quote }}
+{{- end }}
+{{- end }}

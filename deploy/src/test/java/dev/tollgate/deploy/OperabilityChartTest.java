@@ -154,6 +154,36 @@ class OperabilityChartTest {
         }
     }
 
+    @Test
+    void logsJsonFromEveryServiceUnlessAskedForText() {
+        Manifests json = TollgateChart.render("us-east");
+        Manifests text = TollgateChart.render("us-east", Map.of("logging", Map.of("format", "text")));
+
+        for (String service : SERVICES) {
+            assertThat(container(json, service).named("LOGGING_STRUCTURED_FORMAT_CONSOLE", "env").at("value").text()).as(service).isEqualTo("ecs");
+            assertThat(container(text, service).named("LOGGING_STRUCTURED_FORMAT_CONSOLE", "env").exists()).as(service).isFalse();
+        }
+        assertThat(TollgateChart.renderFailure("us-east", Map.of("logging", Map.of("format", "json")))).contains("logging/format");
+    }
+
+    @Test
+    void tracesChecksOnlyWhenAskedWithItsSamplingAndCollector() {
+        Tree off = container(TollgateChart.render("us-east"), "check-service");
+        Tree on = container(TollgateChart.render("us-east", Map.of("tracing", Map.of("enabled", true, "samplingProbability", 0.05,
+                "otlpEndpoint", "http://otel-collector.observability:4318/v1/traces"))), "check-service");
+
+        assertThat(off.named("MANAGEMENT_TRACING_ENABLED", "env").at("value").text()).isEqualTo("false");
+        assertThat(on.named("MANAGEMENT_TRACING_ENABLED", "env").at("value").text()).isEqualTo("true");
+        assertThat(on.named("MANAGEMENT_TRACING_SAMPLING_PROBABILITY", "env").at("value").text()).isEqualTo("0.05");
+        assertThat(on.named("MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT", "env").at("value").text())
+                .isEqualTo("http://otel-collector.observability:4318/v1/traces");
+        assertThat(TollgateChart.renderFailure("us-east", Map.of("tracing", Map.of("enabled", true)))).contains("tracing.otlpEndpoint");
+    }
+
+    private static Tree container(Manifests release, String service) {
+        return release.one("Deployment", "tollgate-" + service).named(service, "spec", "template", "spec", "containers");
+    }
+
     private static Map<String, Object> podAnnotations(Manifests release, String service) {
         return release.one("Deployment", "tollgate-" + service).at("spec", "template", "metadata", "annotations").map();
     }

@@ -13,13 +13,17 @@ import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import dev.tollgate.limiter.store.RedisStoreSettings;
+import io.lettuce.core.tracing.MicrometerTracing;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.StringUtils;
 
@@ -35,10 +39,20 @@ import java.util.List;
 @Configuration(proxyBeanMethods = false)
 class LimiterConfiguration {
 
+    /**
+     * With tracing on ({@code management.tracing.enabled}), every Redis command is a span under the check
+     * that sent it (Lettuce's Micrometer tracing); command arguments, which hold callers' keys, stay out of it.
+     */
     @Bean(destroyMethod = "close")
-    RedisCounterStore counterStore(CheckProperties properties) {
+    RedisCounterStore counterStore(CheckProperties properties, ObjectProvider<ObservationRegistry> observations, Environment environment) {
+        ObservationRegistry registry = observations.getIfAvailable();
+        boolean traced = registry != null && environment.getProperty("management.tracing.enabled", Boolean.class, true);
         // waits for the first attempt only (bounded by the connect timeout); later attempts run in the background
-        return RedisCounterStore.connect(redisSettings(properties));
+        return RedisCounterStore.connect(redisSettings(properties), resources -> {
+            if (traced) {
+                resources.tracing(new MicrometerTracing(registry, "redis", false));
+            }
+        });
     }
 
     private static RedisStoreSettings redisSettings(CheckProperties properties) {

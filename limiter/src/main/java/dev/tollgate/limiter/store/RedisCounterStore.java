@@ -40,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
@@ -115,12 +116,21 @@ public final class RedisCounterStore implements CounterStore {
      * password, an unformed cluster or a handshake timeout are all retried.
      */
     public static RedisCounterStore start(RedisStoreSettings settings) {
+        return start(settings, resources -> { });
+    }
+
+    /**
+     * {@link #start(RedisStoreSettings)} with Lettuce's client resources adjusted by the caller, e.g. a
+     * service that traces each command ({@code ClientResources.Builder#tracing}).
+     */
+    public static RedisCounterStore start(RedisStoreSettings settings, Consumer<ClientResources.Builder> customizer) {
         // Lettuce's default reconnect delay doubles up to 30 s: a node that refused us for 3 s (a password
         // rotated, a restart) would then wait seconds more after it is back. Capped at half a second, jittered
         // so a region's pods do not reconnect in step.
-        ClientResources resources = DefaultClientResources.builder()
-                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS))
-                .build();
+        ClientResources.Builder builder = DefaultClientResources.builder()
+                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS));
+        customizer.accept(builder);
+        ClientResources resources = builder.build();
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
         RedisCounterStore store = new RedisCounterStore(client, resources, settings);
@@ -134,7 +144,12 @@ public final class RedisCounterStore implements CounterStore {
      * the outcome, connecting goes on in the background as with {@link #start}.
      */
     public static RedisCounterStore connect(RedisStoreSettings settings) {
-        RedisCounterStore store = start(settings);
+        return connect(settings, resources -> { });
+    }
+
+    /** {@link #connect(RedisStoreSettings)} with Lettuce's client resources adjusted as {@link #start(RedisStoreSettings, Consumer)} does. */
+    public static RedisCounterStore connect(RedisStoreSettings settings, Consumer<ClientResources.Builder> customizer) {
+        RedisCounterStore store = start(settings, customizer);
         try {
             store.firstOutcome.get(store.attemptLimit.toMillis() + 100, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
