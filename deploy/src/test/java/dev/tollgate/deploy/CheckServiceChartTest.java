@@ -78,7 +78,8 @@ class CheckServiceChartTest {
         assertThat(resources.at("limits", "memory").text()).isEqualTo(resources.at("requests", "memory").text());
         assertThat(resources.at("limits", "cpu").text()).isNotBlank();
         assertThat(checkServiceContainer().named("JAVA_TOOL_OPTIONS", "env").at("value").text())
-                .contains("-XX:MaxRAMPercentage=");
+                .contains("-XX:MaxRAMPercentage=")
+                .as("an explicit collector: below 1,792 MB HotSpot would pick the serial one").contains("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=10");
     }
 
     @Test

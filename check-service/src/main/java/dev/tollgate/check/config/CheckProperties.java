@@ -2,32 +2,38 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.breaker.BreakerSettings;
-import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.store.RedisCounterStore;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Everything check-service reads from configuration, under {@code tollgate.*}. Bad values stop the
- * pod at start-up with a message naming the property.
+ * Everything check-service reads from configuration, under {@code tollgate.*}: defaults in
+ * {@link DefaultValue}, limits in constraints, so that a bad value stops the pod at start-up with a
+ * message naming the property (Spring Boot's binder reports each violation as {@code Property: ..., Reason: ...}),
+ * and the configuration metadata (and docs/configuration/check-service.md) show the defaults.
  */
+@Validated
 @ConfigurationProperties("tollgate")
-public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
-                              Optimizations optimizations, Pods pods, Readiness readiness, Metrics metrics) {
+public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Valid @DefaultValue Rules rules,
+                              @Valid @DefaultValue Breaker breaker, @Valid @DefaultValue Region region,
+                              @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
+                              @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics) {
 
     public CheckProperties {
-        optimizations = optimizations == null ? new Optimizations(null, null, null, 0, null) : optimizations;
-        pods = pods == null ? new Pods(null, null, null, null) : pods;
-        readiness = readiness == null ? new Readiness(null) : readiness;
-        region = region == null ? new Region(null, 1.0) : region;
-        breaker = breaker == null ? new Breaker(0, null) : breaker;
         redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
-        check = check == null ? new Check(64, null) : check;
-        rules = rules == null ? new Rules(null, null, null, null, null) : rules;
-        metrics = metrics == null ? new Metrics(null) : metrics;
     }
 
     /**
@@ -54,13 +60,7 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param deadline   the longest a check may take whatever the store does; unanswered key groups then get
      *                   their rule's fail mode (default: five times the command timeout)
      */
-    public record Check(int maxEntries, Duration deadline) {
-
-        public Check {
-            if (deadline != null && (deadline.isNegative() || deadline.isZero())) {
-                throw new IllegalArgumentException("tollgate.check.deadline must be positive, was " + deadline);
-            }
-        }
+    public record Check(@DefaultValue("64") @Min(1) @Max(1024) int maxEntries, @DurationMin(nanos = 1) Duration deadline) {
 
         /** The deadline in force: the one configured, else five command timeouts. */
         public Duration deadlineOr(Duration commandTimeout) {
@@ -72,11 +72,10 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param failuresToOpen timeouts in a row that send a shard's checks to fallback (design: 3)
      * @param openFor        how long before one probe goes to the shard again (design: 1 s)
      */
-    public record Breaker(int failuresToOpen, Duration openFor) {
+    public record Breaker(@DefaultValue("3") @Min(1) int failuresToOpen, @DefaultValue("1s") @DurationMin(millis = 1) Duration openFor) {
 
         public BreakerSettings settings() {
-            return new BreakerSettings(failuresToOpen == 0 ? BreakerSettings.DEFAULTS.failuresToOpen() : failuresToOpen,
-                    openFor == null ? BreakerSettings.DEFAULTS.openFor() : openFor);
+            return new BreakerSettings(failuresToOpen, openFor);
         }
     }
 
@@ -91,12 +90,13 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      *                     (a refreshed Secret volume, a Vault agent) is used without a restart
      * @param snapshotFile where the last good snapshot is saved, so a restart survives a rules outage
      */
-    public record Rules(String file, String serviceUrl, String token, String tokenFile, String snapshotFile) {
+    public record Rules(String file, String serviceUrl, String token, String tokenFile,
+                        @DefaultValue("tollgate-rules-snapshot.json") @NotBlank String snapshotFile) {
 
-        public Rules {
-            if (token != null && !token.isBlank() && tokenFile != null && !tokenFile.isBlank()) {
-                throw new IllegalArgumentException("set tollgate.rules.token or tollgate.rules.token-file, not both");
-            }
+        /** Set tollgate.rules.token or tollgate.rules.token-file, not both. */
+        @AssertTrue(message = "set tollgate.rules.token or tollgate.rules.token-file, not both")
+        public boolean isOneTokenSource() {
+            return token == null || token.isBlank() || tokenFile == null || tokenFile.isBlank();
         }
 
         public boolean watched() {
@@ -111,19 +111,18 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
     /**
      * The design's optimizations, each on unless switched off (for comparison, or for safety).
      *
-     * @param leaseWant requests a pod asks to lease at once (design: 50)
-     * @param leaseTtl  how long a pod may spend a lease (design: 1 s)
+     * @param localFirst a coarse bucket per key in the pod, in front of every global check
+     * @param leases     lease tokens from the store and spend them in the pod
+     * @param denyCache  after a deny with retry, deny the key in the pod until then
+     * @param leaseWant  requests a pod asks to lease at once (design: 50)
+     * @param leaseTtl   how long a pod may spend a lease (design: 1 s)
      */
-    public record Optimizations(Boolean localFirst, Boolean leases, Boolean denyCache, int leaseWant, Duration leaseTtl) {
+    public record Optimizations(@DefaultValue("true") boolean localFirst, @DefaultValue("true") boolean leases,
+                                @DefaultValue("true") boolean denyCache, @DefaultValue("50") @Min(1) @Max(10_000) int leaseWant,
+                                @DefaultValue("1s") @DurationMin(millis = 1) Duration leaseTtl) {
 
         public dev.tollgate.limiter.Optimizations settings() {
-            var all = dev.tollgate.limiter.Optimizations.ALL;
-            return new dev.tollgate.limiter.Optimizations(
-                    localFirst == null ? all.localFirst() : localFirst,
-                    leases == null ? all.leases() : leases,
-                    denyCache == null ? all.denyCache() : denyCache,
-                    leaseWant == 0 ? all.leaseWant() : leaseWant,
-                    leaseTtl == null ? all.leaseTtl() : leaseTtl);
+            return new dev.tollgate.limiter.Optimizations(localFirst, leases, denyCache, leaseWant, leaseTtl);
         }
     }
 
@@ -131,24 +130,19 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * The region's live pod count, kept by heartbeats in its Redis.
      *
      * @param id        this pod's id in the registry (default: the host name)
-     * @param heartbeat how often the pod beats (default 1 s)
-     * @param ttl       a pod silent this long is no longer counted (default 3 s)
-     * @param min       the fewest pods the region runs, e.g. the HPA's minimum (default 1, the chart sets
-     *                  its minReplicas): the count a pod divides fallback buckets and leases by before its
+     * @param heartbeat how often the pod beats
+     * @param ttl       a pod silent this long is no longer counted; longer than the heartbeat
+     * @param min       the fewest pods the region runs, e.g. the HPA's minimum (the chart sets its
+     *                  minReplicas): the count a pod divides fallback buckets and leases by before its
      *                  first heartbeat, and the least it ever uses
      */
-    public record Pods(String id, Duration heartbeat, Duration ttl, Integer min) {
+    public record Pods(String id, @DefaultValue("1s") @DurationMin(millis = 1) Duration heartbeat,
+                       @DefaultValue("3s") @DurationMin(millis = 1) Duration ttl, @DefaultValue("1") @Min(1) int min) {
 
-        public Pods {
-            heartbeat = heartbeat == null ? Duration.ofSeconds(1) : heartbeat;
-            ttl = ttl == null ? Duration.ofSeconds(3) : ttl;
-            min = min == null ? 1 : min;
-            if (min < 1) {
-                throw new IllegalArgumentException("tollgate.pods.min must be at least 1 (the HPA's minReplicas), was " + min);
-            }
-            if (ttl.compareTo(heartbeat) <= 0) {
-                throw new IllegalArgumentException("tollgate.pods.ttl (" + ttl + ") must be longer than tollgate.pods.heartbeat (" + heartbeat + ")");
-            }
+        /** tollgate.pods.ttl must be longer than tollgate.pods.heartbeat, or every pod would drop out between beats. */
+        @AssertTrue(message = "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat")
+        public boolean isTtlLongerThanHeartbeat() {
+            return ttl == null || heartbeat == null || ttl.compareTo(heartbeat) > 0;
         }
     }
 
@@ -158,15 +152,10 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      *
      * @param storeGrace how long a pod that has never reached its store stays not ready; after that it
      *                   becomes ready anyway and serves in fallback (fail modes), with
-     *                   {@code tollgate_store_connected} at 0 and its alert firing. Default 30 s; {@code 0}
-     *                   does not wait for the store at all; a negative value (e.g. {@code -1}) waits for it
-     *                   forever
+     *                   {@code tollgate_store_connected} at 0 and its alert firing. {@code 0} does not
+     *                   wait for the store at all; a negative value (e.g. {@code -1}) waits for it forever
      */
-    public record Readiness(Duration storeGrace) {
-
-        public Readiness {
-            storeGrace = storeGrace == null ? Duration.ofSeconds(30) : storeGrace;
-        }
+    public record Readiness(@DefaultValue("30s") Duration storeGrace) {
 
         /** Whether a pod that never reached its store becomes ready once the grace is over. */
         public boolean fallbackAfterGrace() {
@@ -179,27 +168,14 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param defaultShare the region's share of a key that has no budget yet: its slice of the default
      *                     split, or 1.0 when there is one region
      */
-    public record Region(String name, double defaultShare) {
-
-        public Region {
-            name = name == null || name.isBlank() ? "default" : name;
-            if (!(defaultShare > 0 && defaultShare <= 1)) {
-                throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
-            }
-        }
+    public record Region(@DefaultValue("default") @NotBlank String name,
+                         @DefaultValue("1.0") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double defaultShare) {
     }
 
     /**
      * @param nearLimitRatio the share of a rule's limit used above which an allowed entry counts as
-     *                       {@code near_limit} in {@code tollgate_rule_hits_total} (Envoy's NEAR_LIMIT_RATIO, default 0.8)
+     *                       {@code near_limit} in {@code tollgate_rule_hits_total} (Envoy's NEAR_LIMIT_RATIO)
      */
-    public record Metrics(Double nearLimitRatio) {
-
-        public Metrics {
-            nearLimitRatio = nearLimitRatio == null ? LimiterMetrics.DEFAULT_NEAR_LIMIT_RATIO : nearLimitRatio;
-            if (!(nearLimitRatio > 0 && nearLimitRatio <= 1)) {
-                throw new IllegalArgumentException("tollgate.metrics.near-limit-ratio must be in (0, 1], was " + nearLimitRatio);
-            }
-        }
+    public record Metrics(@DefaultValue("0.8") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double nearLimitRatio) {
     }
 }

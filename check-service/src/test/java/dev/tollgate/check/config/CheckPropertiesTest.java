@@ -1,14 +1,32 @@
 package dev.tollgate.check.config;
 
+import jakarta.validation.Validation;
+import jakarta.validation.ValidatorFactory;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+/** tollgate.* as Spring Boot binds and validates it at start-up: the defaults, and the values it refuses by name. */
 class CheckPropertiesTest {
+
+    private static final ValidatorFactory VALIDATION = Validation.buildDefaultValidatorFactory();
+
+    @AfterAll
+    static void close() {
+        VALIDATION.close();
+    }
 
     @Test
     void printsRedisSettingsWithoutThePasswordOrASecretInASeed() {
@@ -19,20 +37,59 @@ class CheckPropertiesTest {
     }
 
     @Test
-    void startsThePodCountAtOneUnlessAFloorIsConfiguredAndRefusesAFloorBelowOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
-        assertThat(new CheckProperties.Pods(null, null, null, 50).min()).isEqualTo(50);
-        assertThatThrownBy(() -> new CheckProperties.Pods(null, null, null, 0))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tollgate.pods.min");
+    void bindsTheDesignsDefaultsWhenNothingIsSet() {
+        CheckProperties properties = bind(Map.of());
+
+        assertThat(properties.pods().min()).isEqualTo(1);
+        assertThat(properties.pods().heartbeat()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(properties.check().maxEntries()).isEqualTo(64);
+        assertThat(properties.breaker().settings().failuresToOpen()).isEqualTo(3);
+        assertThat(properties.breaker().settings().openFor()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(properties.optimizations().settings()).isEqualTo(dev.tollgate.limiter.Optimizations.ALL);
+        assertThat(properties.region().name()).isEqualTo("default");
+        assertThat(properties.region().defaultShare()).isEqualTo(1.0);
+        assertThat(properties.metrics().nearLimitRatio()).isEqualTo(0.8);
+        assertThat(properties.rules().snapshotFile()).isEqualTo("tollgate-rules-snapshot.json");
     }
 
     @Test
     void waitsThirtySecondsForTheStoreBeforeServingInFallbackByDefault() {
-        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null, null).readiness();
+        CheckProperties.Readiness readiness = bind(Map.of()).readiness();
 
         assertThat(readiness.storeGrace()).isEqualTo(Duration.ofSeconds(30));
         assertThat(readiness.fallbackAfterGrace()).isTrue();
-        assertThat(new CheckProperties.Readiness(Duration.ofMillis(-1)).fallbackAfterGrace()).isFalse();
+        assertThat(bind(Map.of("tollgate.readiness.store-grace", "-1ms")).readiness().fallbackAfterGrace()).isFalse();
+    }
+
+    @Test
+    void takesAPodFloorAndRefusesOneBelowOne() {
+        assertThat(bind(Map.of("tollgate.pods.min", "50")).pods().min()).isEqualTo(50);
+        assertRefused(Map.of("tollgate.pods.min", "0"), "tollgate.pods.min");
+    }
+
+    @Test
+    void refusesValuesOutsideTheirLimitsNamingTheProperty() {
+        assertRefused(Map.of("tollgate.pods.heartbeat", "3s", "tollgate.pods.ttl", "3s"), "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat");
+        assertRefused(Map.of("tollgate.rules.token", "t", "tollgate.rules.token-file", "/run/token"), "not both");
+        assertRefused(Map.of("tollgate.region.default-share", "1.5"), "tollgate.region.default-share");
+        assertRefused(Map.of("tollgate.region.default-share", "0"), "tollgate.region.default-share");
+        assertRefused(Map.of("tollgate.metrics.near-limit-ratio", "0"), "tollgate.metrics.near-limit-ratio");
+        assertRefused(Map.of("tollgate.optimizations.lease-want", "0"), "tollgate.optimizations.lease-want");
+        assertRefused(Map.of("tollgate.breaker.failures-to-open", "0"), "tollgate.breaker.failures-to-open");
+        assertRefused(Map.of("tollgate.check.deadline", "0s"), "tollgate.check.deadline");
+        assertRefused(Map.of("tollgate.check.max-entries", "0"), "tollgate.check.max-entries");
+        assertRefused(Map.of("tollgate.region.name", " "), "tollgate.region.name");
+    }
+
+    private static CheckProperties bind(Map<String, String> values) {
+        Binder binder = new Binder(new MapConfigurationPropertySource(values));
+        return binder.bindOrCreate("tollgate", Bindable.of(CheckProperties.class),
+                new ValidationBindHandler(new SpringValidatorAdapter(VALIDATION.getValidator())));
+    }
+
+    private static void assertRefused(Map<String, String> values, String named) {
+        assertThatThrownBy(() -> bind(values))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains(named));
     }
 }
