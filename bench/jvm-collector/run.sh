@@ -6,7 +6,7 @@ label=$1; shift
 JAR=check-service/target/tollgate-check-service-0.1.0-SNAPSHOT.jar
 ${JAVA:-java} -XX:MaxRAM=1g -XX:ActiveProcessorCount=2 -XX:InitialRAMPercentage=50.0 -XX:MaxRAMPercentage=70.0 "$@" \
   -jar $JAR --server.port=18980 --management.server.port=18981 \
-  --tollgate.redis.seeds=redis://127.0.0.1:30101,redis://127.0.0.1:30102,redis://127.0.0.1:30103 \
+  --spring.data.redis.cluster.nodes=127.0.0.1:30101,127.0.0.1:30102,127.0.0.1:30103 \
   --tollgate.rules.file=bench/jvm-collector/rules.yml --tollgate.rules.snapshot-file=/tmp/tollgate-gc-snapshot.json \
   --logging.level.root=WARN > /tmp/$label.app.log 2>&1 &
 pid=$!

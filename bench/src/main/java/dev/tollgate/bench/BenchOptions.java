@@ -9,7 +9,7 @@ import java.util.Locale;
 /**
  * What one bench run does, from the command line ({@code --name=value}).
  *
- * @param scenarios      which scenarios run, in order (1–6)
+ * @param scenarios      which scenarios run, in order (1–7)
  * @param timeScale      multiplies every phase's duration (1 = the durations in the report; the smoke test uses ~0.05)
  * @param loadScale      multiplies every offered rate and in-flight count
  * @param repeats        repeats of the short runs whose result is one number per run (latency, peers); the median is reported
@@ -31,13 +31,13 @@ public record BenchOptions(
         int inFlight,
         List<String> args) {
 
-    public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6);
+    public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6, 7);
 
     public BenchOptions {
         scenarios = List.copyOf(scenarios);
         for (int scenario : scenarios) {
-            if (scenario < 1 || scenario > 6) {
-                throw new IllegalArgumentException("--scenarios: numbers 1 to 6, was " + scenario);
+            if (scenario < 1 || scenario > ALL_SCENARIOS.size()) {
+                throw new IllegalArgumentException("--scenarios: numbers 1 to " + ALL_SCENARIOS.size() + ", was " + scenario);
             }
         }
         if (!(timeScale > 0) || !(loadScale > 0)) {
@@ -94,7 +94,7 @@ public record BenchOptions(
     public static String usage() {
         return String.join("\n",
                 "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6   which scenarios (default all)",
+                "  --scenarios=1,2,3,4,5,6,7 which scenarios (default all)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",

@@ -30,7 +30,7 @@ class BenchSmokeIT {
 
         BenchMain.Result result = BenchMain.run(options);
 
-        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6, 7);
         assertThat(rows(result, 1, 0)).hasSize(4);
         assertThat(rows(result, 1, 1)).hasSize(3);
         assertThat(rows(result, 2, 0)).hasSize(4);
@@ -39,6 +39,7 @@ class BenchSmokeIT {
         assertThat(rows(result, 5, 0)).hasSize(3);
         assertThat(rows(result, 6, 0)).hasSize(5);
         assertThat(rows(result, 6, 1)).hasSize(5);
+        assertThat(rows(result, 7, 0)).hasSize(4);
         for (Section section : result.sections()) {
             assertThat(section.method()).as("how scenario %d is measured", section.number()).isNotEmpty();
             assertThat(section.charts()).as("charts of scenario %d", section.number()).isNotEmpty();
@@ -52,7 +53,7 @@ class BenchSmokeIT {
 
         String readme = Files.readString(result.readme());
         assertThat(result.readme()).isEqualTo(reportDir.resolve("README.md"));
-        for (int number = 1; number <= 6; number++) {
+        for (int number = 1; number <= 7; number++) {
             assertThat(readme).contains("## " + number + ". ");
         }
         assertThat(readme)

@@ -130,7 +130,7 @@ public final class DevStack implements AutoCloseable {
         PortCheck.requireFree(options.address(), options.servicePorts());
         step("PostgreSQL and a 3-primary Redis Cluster", this::startStores);
         step("rules-service on " + options.rulesPort(), () -> rulesService = ServiceLauncher.rulesService(options.address(),
-                options.rulesPort(), database(), redis.seedUris(), options.devToken(), options.propertiesFor(Service.RULES_SERVICE)));
+                options.rulesPort(), database(), redis.clusterNodes(), options.devToken(), options.propertiesFor(Service.RULES_SERVICE)));
         if (options.demoRules()) {
             // before the pods start, so that each one's first watch call brings the demo rules
             step("demo rules", () -> ruleEtags = DemoRules.load(admin()));
@@ -139,12 +139,12 @@ public final class DevStack implements AutoCloseable {
         for (int i = 0; i < checkPorts.size(); i++) {
             String name = Service.CHECK_SERVICE.id() + " #" + (i + 1);
             int port = checkPorts.get(i);
-            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, redis.seedUris(),
+            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, redis.clusterNodes(),
                     rulesService.baseUrl(), options.devToken(), workDirectory.resolve("rules-snapshot-" + port + ".json"),
                     options.propertiesFor(Service.CHECK_SERVICE))));
         }
         step("budget-rebalancer on " + options.rebalancerPort(), () -> rebalancer = ServiceLauncher.rebalancer(options.address(),
-                options.rebalancerPort(), database(), redis.seedUris(), options.propertiesFor(Service.BUDGET_REBALANCER)));
+                options.rebalancerPort(), database(), redis.clusterNodes(), options.propertiesFor(Service.BUDGET_REBALANCER)));
         if (options.demoRules()) {
             step("every pod enforcing the demo rules", this::awaitPodsEnforceRules);
         }

@@ -2,15 +2,16 @@ package dev.tollgate.limiter;
 
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.Spend;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The entries of one request that go to one script call: same key (so one hash tag, one slot), same
- * algorithm (one script), and same mode. Shadow rules get groups of their own, or a shadow rule over
- * its limit would block the spend of an enforced one in the all-or-nothing script.
+ * The entries of one request that go to one script call: same key (so one hash tag, one slot: token
+ * buckets, logs and windows of that key are spent all-or-nothing together), and same mode. Shadow rules
+ * get groups of their own, or a shadow rule over its limit would block the spend of an enforced one in
+ * the all-or-nothing script.
  *
  * <p>Two entries naming the same rule and key are merged into one spend of their summed cost: the
  * script reads each key once, so passing it twice would let the second write overwrite the first. The
@@ -19,7 +20,7 @@ import java.util.List;
  */
 final class KeyGroup {
 
-    record Id(String key, Algorithm algorithm, boolean shadow) {
+    record Id(String key, boolean shadow) {
     }
 
     private final Id id;
@@ -62,6 +63,16 @@ final class KeyGroup {
 
     boolean shadow() {
         return id.shadow();
+    }
+
+    /** Whether every limit of the group is a token bucket: only those are leased and kept in local buckets. */
+    boolean allBuckets() {
+        for (Rule rule : rules) {
+            if (rule.algorithm() != Algorithm.TOKEN_BUCKET) {
+                return false;
+            }
+        }
+        return true;
     }
 
     int size() {

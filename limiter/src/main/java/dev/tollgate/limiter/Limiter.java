@@ -8,20 +8,19 @@ import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.FixedWindows;
-import dev.tollgate.limiter.algorithm.GroupReply;
-import dev.tollgate.limiter.algorithm.Refunds;
-import dev.tollgate.limiter.algorithm.ScriptCall;
-import dev.tollgate.limiter.algorithm.SlidingLogs;
-import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.TokenBuckets;
+import dev.tollgate.store.script.FixedWindows;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.Refunds;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.breaker.ShardBreakers;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.StoreException;
 import dev.tollgate.limiter.usage.UsageSink;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Timer;
@@ -32,6 +31,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -48,8 +48,8 @@ import java.util.function.LongSupplier;
  * is bounded by the deadline, so every check completes. {@link #respond} alone writes the answers
  * into the response.
  *
- * <p>Entries that share a key (and algorithm) are checked and spent by one atomic script on that key's
- * slot: all of them or none. Entries on different keys cannot share a script in Redis Cluster, so
+ * <p>Entries that share a key are checked and spent by one atomic script on that key's slot, whatever
+ * their algorithms: all of them or none. Entries on different keys cannot share a script in Redis Cluster, so
  * each key group runs concurrently and the verdict is the strictest; when a group denies, the groups
  * that admitted the request give back what they spent (see the README, "A denied request spends
  * nothing").
@@ -128,7 +128,7 @@ public final class Limiter {
         return CompletableFuture.allOf(answers).thenCompose(done -> respond(sample, entries, results, groups, answers));
     }
 
-    /** Groups the entries by key and algorithm; unknown rules are answered here. */
+    /** Groups the entries by key (and mode); unknown rules are answered here. */
     private List<KeyGroup> group(String domain, List<CheckEntry> entries, RuleBook view, EntryResult[] results) {
         Map<KeyGroup.Id, KeyGroup> groups = new LinkedHashMap<>();
         List<InvalidCheckRequestException.Problem> problems = new ArrayList<>();
@@ -140,7 +140,7 @@ public final class Limiter {
                 metrics.unknownRule();
                 continue;
             }
-            KeyGroup.Id id = new KeyGroup.Id(entry.key(), rule.algorithm(), rule.shadow());
+            KeyGroup.Id id = new KeyGroup.Id(entry.key(), rule.shadow());
             groups.computeIfAbsent(id, KeyGroup::new).add(rule, view.share(rule, entry.key()), entry.costValue(), i);
         }
         for (KeyGroup group : groups.values()) {
@@ -283,23 +283,20 @@ public final class Limiter {
             }
             return reply;
         }).thenCompose(reply -> {
-            if (reply.get(0) == FixedWindows.WRONG_WINDOW) {
-                if (!mayRename) {
-                    throw new StoreException(StoreException.Kind.UNAVAILABLE, "fixed window moved twice in one check", null);
-                }
-                // our clock named another window than the store's TIME: rename from the store's clock
-                return call(group, callFor(group, reply.get(1)), false);
+            OptionalLong storeClock = FixedWindows.movedTo(reply);
+            if (storeClock.isEmpty()) {
+                return CompletableFuture.completedFuture(new Spent(call, GroupReply.parse(reply, call.keys().size())));
             }
-            return CompletableFuture.completedFuture(new Spent(call, GroupReply.parse(reply, call.keys().size())));
+            if (!mayRename) {
+                throw new StoreException(StoreException.Kind.UNAVAILABLE, "fixed window moved twice in one check", null);
+            }
+            // our clock named another window than the store's TIME: rename from the store's clock
+            return call(group, callFor(group, storeClock.getAsLong()), false);
         });
     }
 
     private ScriptCall callFor(KeyGroup group, long nowMs) {
-        return switch (group.id().algorithm()) {
-            case TOKEN_BUCKET -> TokenBuckets.call(group.key(), group.spends(), local.want(group), livePods.getAsInt());
-            case SLIDING_LOG -> SlidingLogs.call(group.key(), group.spends());
-            case FIXED_WINDOW -> FixedWindows.call(group.key(), group.spends(), nowMs);
-        };
+        return SpendCall.of(group.key(), group.spends(), local.want(group), livePods.getAsInt(), nowMs);
     }
 
     private GroupAnswer fromStore(KeyGroup group, Spent spent) {
@@ -307,7 +304,10 @@ public final class Limiter {
         long leaseLeft = Math.max(0, reply.granted() - 1);
         List<Spend> spends = group.spends();
         if (!reply.allowed()) {
-            return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i], reply.retryMs()));
+            // nothing was spent; each entry still says what its own limit would have answered
+            return GroupAnswer.of(group, i -> reply.remaining()[i] >= spends.get(i).cost()
+                    ? EntryResult.allowed(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i])
+                    : EntryResult.denied(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i], reply.retryMs()));
         }
         return GroupAnswer.of(group,
                 i -> EntryResult.allowed(group.rule(i).id(), LocalAnswers.podView(reply.remaining()[i], leaseLeft, spends.get(i).cost()), reply.resetMs()[i]),
@@ -369,10 +369,9 @@ public final class Limiter {
     }
 
     /**
-     * A denied request spends nothing: every key group that admitted it gives back what it spent. Groups
-     * on one key and algorithm are all-or-nothing in their script already; this covers the groups on
-     * other keys (an account bucket beside a per-IP login log) and other algorithms of one key (a bucket
-     * beside a daily quota), which Redis Cluster cannot put in one script.
+     * A denied request spends nothing: every key group that admitted it gives back what it spent. The
+     * limits of one key are all-or-nothing in their script already; this covers the groups on other keys
+     * (an account bucket beside a per-IP login log), which Redis Cluster cannot put in one script.
      */
     private static void refundAdmitted(CompletableFuture<GroupAnswer>[] answers) {
         for (CompletableFuture<GroupAnswer> future : answers) {

@@ -9,9 +9,9 @@ import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.InMemoryCounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.InMemoryCounterStore;
+import dev.tollgate.store.LuaScript;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -92,6 +92,22 @@ class LimiterOnMemoryStoreTest {
         assertThat(denied.allowed()).isFalse();
         // 2,000 - 2 spent; the third was given back, so the next spend leaves 1,997
         assertThat(check(limiter, CheckEntry.of("account", "u1", 1)).entries().get(0).remaining()).isEqualTo(1_997);
+    }
+
+    @Test
+    void limitsOfOneKeyWithDifferentAlgorithmsAreOneCallAndSpendTogether() throws Exception {
+        Rule daily = Rule.fixedWindow("account-daily", "auth", 2, 86_400).withMatch(LOGIN);
+        // with leases on: a group that holds a window is never leased, so every check is one exact call
+        Limiter limiter = limiter(Optimizations.ALL, account, daily);
+        for (int i = 0; i < 2; i++) {
+            assertThat(check(limiter, CheckEntry.of("account", "u1", 1), CheckEntry.of("account-daily", "u1", 1)).allowed()).isTrue();
+        }
+        CheckResponse denied = check(limiter, CheckEntry.of("account", "u1", 1), CheckEntry.of("account-daily", "u1", 1));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.entries().get(0).verdict()).as("the bucket alone would have allowed it").isEqualTo(Verdict.ALLOW);
+        assertThat(denied.entries().get(0).remaining()).as("and was not spent").isEqualTo(1_998);
+        assertThat(denied.entries().get(1).verdict()).isEqualTo(Verdict.DENY);
+        assertThat(calls.get()).as("one call per check, no refund").isEqualTo(3);
     }
 
     private Limiter limiter(Optimizations optimizations, Rule... rules) {

@@ -16,8 +16,8 @@ import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.LuaScript;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.LuaScript;
+import dev.tollgate.store.StoreException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -170,7 +170,7 @@ class LimiterTest {
         store.otherwise(reply(1L, 0L, 0L, 11L, 900L));
         CheckResponse response = check(limiter, request("api", CheckEntry.of("bulk", "acct", 4), CheckEntry.of("bulk", "acct", 5)));
         assertThat(response.allowed()).isTrue();
-        assertThat(store.lastCall().args()).as("cost 9, capacity the rule's own burst").containsExactly("1", "3", "10000", "1000", "20000", "9");
+        assertThat(store.lastCall().args()).as("cost 9, capacity the rule's own burst").containsExactly("1", "3", "bucket", "10000", "1000", "20000", "9");
     }
 
     @Test

@@ -3,12 +3,13 @@ package dev.tollgate.limiter;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.GroupReply;
-import dev.tollgate.limiter.algorithm.ScriptCall;
-import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.TokenBuckets;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import io.micrometer.core.instrument.Timer;
@@ -44,7 +45,7 @@ class OptimizationsIT {
             "25000, 50000, 50, 50"})  // the hot key's override: min(50, 50,000 ÷ 100)
     void theScriptGrantsTheDesignsLeaseForAFullBucket(int rate, int burst, int pods, long lease) {
         Rule rule = Rule.tokenBucket("r", "api", rate, burst).withMatch(ENTERPRISE);
-        ScriptCall call = TokenBuckets.call(uniqueKey("acct"), List.of(new Spend(rule, 1.0, 1)), 50, pods);
+        ScriptCall call = SpendCall.of(uniqueKey("acct"), List.of(new Spend(rule, 1.0, 1)), 50, pods, 0);
         GroupReply reply = GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1);
         assertThat(reply.granted()).isEqualTo(lease);
         assertThat(reply.remaining()[0]).as("a lease is pre-paid").isEqualTo(burst - lease);
@@ -52,11 +53,11 @@ class OptimizationsIT {
 
     @Test
     void aLeaseShrinksToOneNearTheLimit() {
-        Rule rule = Rule.tokenBucket("r", "api", 1, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600);
+        Rule rule = Rule.of("r", "api", new Limit.TokenBucket(1, 3_600, 2_000)).withMatch(ENTERPRISE);
         String key = uniqueKey("acct");
-        ScriptCall drain = TokenBuckets.call(key, List.of(new Spend(rule.withMaxCost(1_950), 1.0, 1_950)), 1, 1);
+        ScriptCall drain = SpendCall.of(key, List.of(new Spend(rule.withMaxCost(1_950), 1.0, 1_950)), 1, 1, 0);
         fixture.store.run(drain.script(), drain.keys(), drain.args()).join();
-        ScriptCall call = TokenBuckets.call(key, List.of(new Spend(rule, 1.0, 1)), 50, 50);
+        ScriptCall call = SpendCall.of(key, List.of(new Spend(rule, 1.0, 1)), 50, 50, 0);
         assertThat(GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1).granted()).isEqualTo(1);
     }
 
@@ -160,7 +161,7 @@ class OptimizationsIT {
     void anEnterpriseKeyOnOnePodCostsOneStoreCallPerLease() {
         LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
         // Enterprise's burst and pod count; a refill slow enough that the counts below are exact
-        Limiter pod = optimized(metrics, 50, Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600));
+        Limiter pod = optimized(metrics, 50, Rule.of("enterprise", "api", new Limit.TokenBucket(1_000, 3_600, 2_000)).withMatch(ENTERPRISE));
         String key = uniqueKey("acct");
         for (int i = 0; i < 100; i++) {
             CheckResponse response = check(pod, "enterprise", key);
@@ -175,7 +176,7 @@ class OptimizationsIT {
     @Test
     void aClientPastItsLimitCostsOneStoreCallPerRetryInterval() throws InterruptedException {
         LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
-        Limiter pod = optimized(metrics, 1, Rule.tokenBucket("free", "api", 1, 5).withMatch(ENTERPRISE).withPeriodS(10));
+        Limiter pod = optimized(metrics, 1, Rule.of("free", "api", new Limit.TokenBucket(1, 10, 5)).withMatch(ENTERPRISE));
         String key = uniqueKey("acct");
         int admitted = 0;
         for (int i = 0; i < 2_000; i++) {
@@ -293,7 +294,7 @@ class OptimizationsIT {
 
     /** One exact (want 1) script call spending {@code cost} of {@code rule} on {@code key}, as any pod makes it. */
     private static GroupReply spend(String key, Rule rule, int cost) {
-        ScriptCall call = TokenBuckets.call(key, List.of(new Spend(rule, 1.0, cost)), 1, 50);
+        ScriptCall call = SpendCall.of(key, List.of(new Spend(rule, 1.0, cost)), 1, 50, 0);
         return GroupReply.parse(fixture.store.run(call.script(), call.keys(), call.args()).join(), 1);
     }
 

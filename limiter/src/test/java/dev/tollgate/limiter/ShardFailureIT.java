@@ -7,14 +7,15 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
+import dev.tollgate.store.StoreException;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.lettuce.core.RedisClient;
@@ -61,7 +62,7 @@ class ShardFailureIT {
     private final Rule api = Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE);
     private final Rule login = Rule.slidingLog("login-ip", "api", 5, 60).withMatch(LOGIN);
     /** Refills one token a day: any change in its level is a spend. */
-    private final Rule ledger = Rule.tokenBucket("ledger", "api", 1, 100).withMatch(ENTERPRISE).withPeriodS(86_400);
+    private final Rule ledger = Rule.of("ledger", "api", new Limit.TokenBucket(1, 86_400, 100)).withMatch(ENTERPRISE);
 
     @Test
     void aKilledPrimaryFailsOpenRulesOntoFallbackAndLoginClosedThenGoesGlobalAfterPromotion() throws Exception {

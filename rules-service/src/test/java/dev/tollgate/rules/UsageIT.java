@@ -2,14 +2,12 @@ package dev.tollgate.rules;
 
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.FixedWindows;
-import dev.tollgate.limiter.algorithm.ScriptCall;
-import dev.tollgate.limiter.algorithm.SlidingLogs;
-import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.TokenBuckets;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.usage.UsageKeys;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,7 +46,7 @@ class UsageIT extends ServiceTestBase {
         String untouched = uniqueId("untouched");
         api.put("/v1/rules/" + slow, tokenBucket(domain, 1, 20));
         api.put("/v1/rules/" + untouched, tokenBucket(domain, 10, 30));
-        spend(TokenBuckets.call(key, List.of(new Spend(rule(slow, domain, 1, 20), 1.0, 5)), 1, 1));
+        spend(SpendCall.of(key, List.of(new Spend(rule(slow, domain, 1, 20), 1.0, 5)), 1, 1, 0));
 
         JsonNode usage = usage(api, key, domain);
 
@@ -96,9 +94,9 @@ class UsageIT extends ServiceTestBase {
                 + "'limit':10000,'window_s':86400,'max_cost':10}"));
         Rule loginRule = Rule.slidingLog(login, domain, 5, 60).withMatch(new Match(null, "login"));
         Rule dailyRule = Rule.fixedWindow(daily, domain, 10000, 86400).withMatch(new Match("free", null)).withMaxCost(10);
-        spend(SlidingLogs.call(key, List.of(new Spend(loginRule, 1.0, 1))));
-        spend(SlidingLogs.call(key, List.of(new Spend(loginRule, 1.0, 1))));
-        spend(FixedWindows.call(key, List.of(new Spend(dailyRule, 1.0, 3)), System.currentTimeMillis()));
+        spend(SpendCall.of(key, List.of(new Spend(loginRule, 1.0, 1)), 1, 1, 0));
+        spend(SpendCall.of(key, List.of(new Spend(loginRule, 1.0, 1)), 1, 1, 0));
+        spend(SpendCall.of(key, List.of(new Spend(dailyRule, 1.0, 3)), 1, 1, System.currentTimeMillis()));
 
         JsonNode usage = usage(api, key, domain);
 

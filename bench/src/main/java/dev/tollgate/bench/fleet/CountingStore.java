@@ -1,11 +1,13 @@
 package dev.tollgate.bench.fleet;
 
 import dev.tollgate.bench.load.Timeline;
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.LuaScript;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,6 +19,7 @@ public final class CountingStore implements CounterStore {
 
     private final CounterStore delegate;
     private final LongAdder calls = new LongAdder();
+    private final Map<String, LongAdder> byScript = new ConcurrentHashMap<>();
     private volatile Timeline timeline;
 
     public CountingStore(CounterStore delegate) {
@@ -32,9 +35,16 @@ public final class CountingStore implements CounterStore {
         return calls.sum();
     }
 
+    /** Calls of one script since the store was made ({@code spend}, {@code refund}, ...). */
+    public long calls(String script) {
+        LongAdder counted = byScript.get(script);
+        return counted == null ? 0 : counted.sum();
+    }
+
     @Override
     public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
         calls.increment();
+        byScript.computeIfAbsent(script.name(), name -> new LongAdder()).increment();
         Timeline current = timeline;
         if (current != null) {
             current.storeCall(keys.isEmpty() ? "" : keys.get(0), System.nanoTime());

@@ -99,6 +99,14 @@ final class Mix {
      * @param pods the fleet the clients' connections are spread over
      */
     Mix(Bench bench, Routing routing, double rate, int pods) {
+        this(bench, routing, rate, pods, false);
+    }
+
+    /**
+     * @param routeOnItsOwnKey the route bucket keyed apart from the account ({@code <key>.route}, another slot),
+     *                         so each check is two script calls whose verdicts can differ
+     */
+    Mix(Bench bench, Routing routing, double rate, int pods, boolean routeOnItsOwnKey) {
         String run = bench.key("");
         double sum = 0;
         for (Kind kind : Kind.values()) {
@@ -107,7 +115,7 @@ final class Mix {
             for (int i = 0; i < kind.keys; i++) {
                 String key = kind.prefix() + "_" + i + run;
                 CheckRequest request = new CheckRequest(Bench.DOMAIN, List.of(
-                        CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), key, 1)));
+                        CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), routeOnItsOwnKey ? key + ".route" : key, 1)));
                 forKind[i] = new Client(request, routing == Routing.SPREAD ? null : distinctPods(connections, pods));
             }
             clients[kind.ordinal()] = forKind;

@@ -17,7 +17,7 @@ public interface Scenario {
 
     static List<Scenario> all() {
         return List.of(new DesignTableScenario(), new HotKeyScenario(), new TrafficMixScenario(),
-                new OvershootScenario(), new LatencyScenario(), new PeersScenario());
+                new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario());
     }
 
     /**

@@ -1,8 +1,9 @@
 package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
+import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
-import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.store.ClientSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.DecimalMax;
@@ -10,6 +11,7 @@ import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
+import org.hibernate.validator.constraints.time.DurationMax;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -17,7 +19,6 @@ import org.springframework.validation.annotation.Validated;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Everything check-service reads from configuration, under {@code tollgate.*}: defaults in
@@ -33,25 +34,27 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
                               @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics) {
 
     public CheckProperties {
-        redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
+        redis = redis == null ? new Redis(null) : redis;
     }
 
     /**
-     * @param seeds          cluster nodes, {@code redis://host:port}
+     * The store's own client options; where the cluster is, credentials, TLS and the connect and handshake
+     * timeouts are Spring Boot's {@code spring.data.redis.*}.
+     *
      * @param commandTimeout a script slower than this counts as a store timeout (design: 5 ms)
-     * @param connectTimeout how long opening a connection may take, TCP and handshake (default 1 s);
-     *                       never the command timeout
      */
-    public record Redis(List<String> seeds, String username, String password, Duration commandTimeout, Duration topologyRefresh,
-                        Duration connectTimeout) {
+    public record Redis(Duration commandTimeout) {
 
-        /** Neither the password nor a secret in a seed URI: this record may end up in a log or a failure message. */
-        @Override
-        public String toString() {
-            return "Redis[seeds=" + (seeds == null ? null : seeds.stream().map(RedisCounterStore::redact).toList())
-                    + ", username=" + username + ", password=" + (password == null ? "none" : "****")
-                    + ", commandTimeout=" + commandTimeout + ", topologyRefresh=" + topologyRefresh
-                    + ", connectTimeout=" + connectTimeout + "]";
+        public Redis {
+            commandTimeout = commandTimeout == null ? Duration.ofMillis(5) : commandTimeout;
+            if (commandTimeout.isNegative() || commandTimeout.isZero()) {
+                throw new IllegalArgumentException("tollgate.redis.command-timeout must be positive, was " + commandTimeout);
+            }
+        }
+
+        /** The periodic slot-map refresh is spring.data.redis.lettuce.cluster.refresh.period's, kept on the client. */
+        public ClientSettings settings() {
+            return new ClientSettings(commandTimeout, null);
         }
     }
 
@@ -60,7 +63,8 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param deadline   the longest a check may take whatever the store does; unanswered key groups then get
      *                   their rule's fail mode (default: five times the command timeout)
      */
-    public record Check(@DefaultValue("64") @Min(1) @Max(1024) int maxEntries, @DurationMin(nanos = 1) Duration deadline) {
+    public record Check(@DefaultValue("64") @Min(1) @Max(LimiterSettings.MAX_ENTRIES) int maxEntries,
+                        @DurationMin(nanos = 1) @DurationMax(minutes = 1) Duration deadline) {
 
         /** The deadline in force: the one configured, else five command timeouts. */
         public Duration deadlineOr(Duration commandTimeout) {
@@ -118,7 +122,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param leaseTtl   how long a pod may spend a lease (design: 1 s)
      */
     public record Optimizations(@DefaultValue("true") boolean localFirst, @DefaultValue("true") boolean leases,
-                                @DefaultValue("true") boolean denyCache, @DefaultValue("50") @Min(1) @Max(10_000) int leaseWant,
+                                @DefaultValue("true") boolean denyCache, @DefaultValue("50") @Min(1) @Max(dev.tollgate.limiter.Optimizations.MAX_LEASE_WANT) int leaseWant,
                                 @DefaultValue("1s") @DurationMin(millis = 1) Duration leaseTtl) {
 
         public dev.tollgate.limiter.Optimizations settings() {

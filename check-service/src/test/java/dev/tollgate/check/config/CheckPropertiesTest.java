@@ -1,5 +1,7 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.limiter.LimiterSettings;
+import dev.tollgate.limiter.breaker.BreakerSettings;
 import jakarta.validation.Validation;
 import jakarta.validation.ValidatorFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +14,6 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,11 +30,11 @@ class CheckPropertiesTest {
     }
 
     @Test
-    void printsRedisSettingsWithoutThePasswordOrASecretInASeed() {
-        CheckProperties.Redis redis = new CheckProperties.Redis(List.of("redis://gateway:seed-secret@10.0.0.1:7000"), "gateway",
-                "acl-secret", Duration.ofMillis(5), null, null);
-
-        assertThat(redis.toString()).doesNotContain("seed-secret", "acl-secret").contains("password=****", "redis://****@10.0.0.1:7000");
+    void defaultsTheCommandTimeoutToTheDesignsFiveMillisecondsAndRefusesANonPositiveOne() {
+        assertThat(bind(Map.of()).redis().settings().commandTimeout()).isEqualTo(Duration.ofMillis(5));
+        assertThatThrownBy(() -> new CheckProperties.Redis(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tollgate.redis.command-timeout");
     }
 
     @Test
@@ -46,6 +47,8 @@ class CheckPropertiesTest {
         assertThat(properties.breaker().settings().failuresToOpen()).isEqualTo(3);
         assertThat(properties.breaker().settings().openFor()).isEqualTo(Duration.ofSeconds(1));
         assertThat(properties.optimizations().settings()).isEqualTo(dev.tollgate.limiter.Optimizations.ALL);
+        assertThat(properties.breaker().settings()).isEqualTo(BreakerSettings.DEFAULTS);
+        assertThat(properties.check().maxEntries()).isEqualTo(LimiterSettings.DEFAULTS.maxEntries());
         assertThat(properties.region().name()).isEqualTo("default");
         assertThat(properties.region().defaultShare()).isEqualTo(1.0);
         assertThat(properties.metrics().nearLimitRatio()).isEqualTo(0.8);
@@ -75,6 +78,10 @@ class CheckPropertiesTest {
         assertRefused(Map.of("tollgate.region.default-share", "0"), "tollgate.region.default-share");
         assertRefused(Map.of("tollgate.metrics.near-limit-ratio", "0"), "tollgate.metrics.near-limit-ratio");
         assertRefused(Map.of("tollgate.optimizations.lease-want", "0"), "tollgate.optimizations.lease-want");
+        assertRefused(Map.of("tollgate.optimizations.lease-want", "10001"), "tollgate.optimizations.lease-want");
+        assertRefused(Map.of("tollgate.optimizations.lease-ttl", "-1ms"), "tollgate.optimizations.lease-ttl");
+        assertRefused(Map.of("tollgate.breaker.open-for", "0s"), "tollgate.breaker.open-for");
+        assertRefused(Map.of("tollgate.check.deadline", "2m"), "tollgate.check.deadline");
         assertRefused(Map.of("tollgate.breaker.failures-to-open", "0"), "tollgate.breaker.failures-to-open");
         assertRefused(Map.of("tollgate.check.deadline", "0s"), "tollgate.check.deadline");
         assertRefused(Map.of("tollgate.check.max-entries", "0"), "tollgate.check.max-entries");

@@ -51,7 +51,7 @@ class MetricsScrapeIT {
                 "--server.port=0",
                 "--management.server.port=0",
                 "--tollgate.region.name=eu-west",
-                "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
                 "--tollgate.redis.command-timeout=2s",
                 "--tollgate.rules.service-url=" + feed.url(),
                 "--tollgate.rules.token=watch-token",

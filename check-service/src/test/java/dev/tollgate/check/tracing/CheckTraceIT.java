@@ -35,7 +35,7 @@ class CheckTraceIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("tollgate.redis.seeds", () -> String.join(",", RedisCluster.shared().seedUris()));
+        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
         registry.add("tollgate.redis.command-timeout", () -> "2s");
         registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
         registry.add("management.tracing.enabled", () -> "true");

@@ -1,9 +1,8 @@
 package dev.tollgate.limiter.metrics;
 
 import dev.tollgate.common.check.Verdict;
-import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -167,8 +166,7 @@ public final class LimiterMetrics {
     }
 
     private static long capacity(Rule rule) {
-        Integer limit = rule.algorithm() == Algorithm.TOKEN_BUCKET ? rule.burst() : rule.limit();
-        return limit == null ? 0 : limit;
+        return rule.limit().capacity();
     }
 
     public void shadowDenied(String ruleId) {

@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.usage;
 
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.limiter.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -188,6 +189,6 @@ class UsageRecorderTest {
     @Test
     void refusesAFlushIntervalAboveOneSecond() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageSettings.DEFAULTS.withFlushInterval(Duration.ofSeconds(2)))
-                .hasMessageContaining("tollgate.usage.flush-interval");
+                .hasMessageContaining("UsageSettings.flushInterval");
     }
 }
