@@ -6,6 +6,8 @@ import jakarta.validation.Validation;
 import jakarta.validation.ValidatorFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -70,22 +72,29 @@ class CheckPropertiesTest {
         assertRefused(Map.of("tollgate.pods.min", "0"), "tollgate.pods.min");
     }
 
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            tollgate.region.default-share      | 1.5   | tollgate.region.default-share
+            tollgate.region.default-share      | 0     | tollgate.region.default-share
+            tollgate.region.name               | ' '   | tollgate.region.name
+            tollgate.metrics.near-limit-ratio  | 0     | tollgate.metrics.near-limit-ratio
+            tollgate.optimizations.lease-want  | 0     | tollgate.optimizations.lease-want
+            tollgate.optimizations.lease-want  | 10001 | tollgate.optimizations.lease-want
+            tollgate.optimizations.lease-ttl   | -1ms  | tollgate.optimizations.lease-ttl
+            tollgate.breaker.failures-to-open  | 0     | tollgate.breaker.failures-to-open
+            tollgate.breaker.open-for          | 0s    | tollgate.breaker.open-for
+            tollgate.check.deadline            | 0s    | tollgate.check.deadline
+            tollgate.check.deadline            | 2m    | tollgate.check.deadline
+            tollgate.check.max-entries         | 0     | tollgate.check.max-entries
+            """)
+    void refusesAValueOutsideItsLimitsNamingTheProperty(String property, String value, String named) {
+        assertRefused(Map.of(property, value), named);
+    }
+
     @Test
-    void refusesValuesOutsideTheirLimitsNamingTheProperty() {
+    void refusesSettingsThatContradictEachOther() {
         assertRefused(Map.of("tollgate.pods.heartbeat", "3s", "tollgate.pods.ttl", "3s"), "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat");
         assertRefused(Map.of("tollgate.rules.token", "t", "tollgate.rules.token-file", "/run/token"), "not both");
-        assertRefused(Map.of("tollgate.region.default-share", "1.5"), "tollgate.region.default-share");
-        assertRefused(Map.of("tollgate.region.default-share", "0"), "tollgate.region.default-share");
-        assertRefused(Map.of("tollgate.metrics.near-limit-ratio", "0"), "tollgate.metrics.near-limit-ratio");
-        assertRefused(Map.of("tollgate.optimizations.lease-want", "0"), "tollgate.optimizations.lease-want");
-        assertRefused(Map.of("tollgate.optimizations.lease-want", "10001"), "tollgate.optimizations.lease-want");
-        assertRefused(Map.of("tollgate.optimizations.lease-ttl", "-1ms"), "tollgate.optimizations.lease-ttl");
-        assertRefused(Map.of("tollgate.breaker.open-for", "0s"), "tollgate.breaker.open-for");
-        assertRefused(Map.of("tollgate.check.deadline", "2m"), "tollgate.check.deadline");
-        assertRefused(Map.of("tollgate.breaker.failures-to-open", "0"), "tollgate.breaker.failures-to-open");
-        assertRefused(Map.of("tollgate.check.deadline", "0s"), "tollgate.check.deadline");
-        assertRefused(Map.of("tollgate.check.max-entries", "0"), "tollgate.check.max-entries");
-        assertRefused(Map.of("tollgate.region.name", " "), "tollgate.region.name");
     }
 
     private static CheckProperties bind(Map<String, String> values) {
