@@ -2,6 +2,7 @@ package dev.tollgate.rules.usage;
 
 import dev.tollgate.common.check.CheckRequestValidator;
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.store.script.Spend;
@@ -80,7 +81,7 @@ class UsageReader {
             List<Pending> pending = new ArrayList<>(candidates.size());
             for (Rule rule : candidates) {
                 AccountOverride override = overrideByRule.get(rule.id());
-                Rule applied = override == null ? rule : rule.withRateAndBurst(override.ratePerS(), override.burst());
+                Rule applied = override == null ? rule : rule.overriddenBy(override);
                 double share = shareByRule.getOrDefault(rule.id(), defaultShare);
                 pending.add(new Pending(applied, share, override != null, send(store, key, applied, share, now),
                         store.admitted(rule.id(), key, window)));
@@ -131,17 +132,19 @@ class UsageReader {
             KeyUsage.Applied applied = new KeyUsage.Applied(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), share, overridden,
                     recentRate);
             if (answer instanceof TokenLevel level) {
+                Limit.TokenBucket bucket = (Limit.TokenBucket) rule.limit();
                 return new KeyUsage.TokenBucket(applied, level.redisKey(), level.stored(), level.tokens(), level.capacity(),
-                        level.tokens(), rule.ratePerS(), rule.periodS());
+                        level.tokens(), bucket.ratePerS(), bucket.periodS());
             }
             long limit = new Spend(rule, share, 1).limit();
+            int windowS = ((Limit.CountPerWindow) rule.limit()).windowS();
             if (answer instanceof LogCount log) {
                 return new KeyUsage.SlidingLog(applied, log.redisKey(), log.count() > 0, log.count(), limit,
-                        Math.max(0, limit - log.count()), rule.windowS());
+                        Math.max(0, limit - log.count()), windowS);
             }
             WindowCount counted = (WindowCount) answer;
             return new KeyUsage.FixedWindow(applied, counted.redisKey(), counted.window(), counted.count() > 0, counted.count(), limit,
-                    Math.max(0, limit - counted.count()), rule.windowS());
+                    Math.max(0, limit - counted.count()), windowS);
         }
     }
 
