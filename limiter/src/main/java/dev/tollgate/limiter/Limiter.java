@@ -346,7 +346,8 @@ public final class Limiter {
             }
             KeyGroup group = groups.get(g);
             for (int i = 0; i < group.size(); i++) {
-                EntryResult result = answer.results().get(i);
+                // the quota is the limit the entry was measured against, for the RateLimit headers
+                EntryResult result = answer.results().get(i).withQuotaOf(group.rule(i));
                 metrics.decided(result.rule(), result.verdict());
                 if (group.shadow() && result.verdict() == Verdict.DENY) {
                     metrics.shadowDenied(result.rule());

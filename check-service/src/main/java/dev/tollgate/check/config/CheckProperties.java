@@ -5,9 +5,11 @@ import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import dev.tollgate.store.ClientSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Everything check-service reads from configuration, under {@code tollgate.*}. Bad values stop the
@@ -15,9 +17,11 @@ import java.time.Duration;
  */
 @ConfigurationProperties("tollgate")
 public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
-                              Optimizations optimizations, Pods pods, Readiness readiness) {
+                              Optimizations optimizations, Pods pods, Readiness readiness, Grpc grpc, Access access) {
 
     public CheckProperties {
+        access = access == null ? new Access(null) : access;
+        grpc = grpc == null ? new Grpc(null, null, null, null, null) : grpc;
         optimizations = optimizations == null ? new Optimizations(null, null, null, null, null) : optimizations;
         pods = pods == null ? new Pods(null, null, null, null) : pods;
         readiness = readiness == null ? new Readiness(null) : readiness;
@@ -207,6 +211,51 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
             if (!(defaultShare > 0 && defaultShare <= 1)) {
                 throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
             }
+        }
+    }
+
+    /**
+     * Envoy's rate limit service (RLS v3) on its own gRPC port.
+     *
+     * @param enabled        whether the port is opened (default true)
+     * @param address        the address to listen on (default: every interface)
+     * @param port           the port (default 8090; 0 picks a free one)
+     * @param maxMessageSize the largest request accepted (default 64 KB, the HTTP check's body limit);
+     *                       a larger one is refused with RESOURCE_EXHAUSTED before it is read whole
+     * @param reflection     whether gRPC server reflection is served (default false: it lists every
+     *                       service and message to anyone who can reach the port)
+     */
+    public record Grpc(Boolean enabled, String address, Integer port, DataSize maxMessageSize, Boolean reflection) {
+
+        public Grpc {
+            enabled = enabled == null || enabled;
+            port = port == null ? 8090 : port;
+            maxMessageSize = maxMessageSize == null ? DataSize.ofKilobytes(64) : maxMessageSize;
+            reflection = reflection != null && reflection;
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("tollgate.grpc.port must be 0-65535, was " + port);
+            }
+            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("tollgate.grpc.max-message-size must be between 1KB and 2GB, was " + maxMessageSize);
+            }
+        }
+    }
+
+    /**
+     * @param tokens the service tokens gateways present on the check ports (HTTP {@code Authorization:
+     *               Bearer}, gRPC {@code authorization} metadata); several at once while one is rotated.
+     *               None (the default): the ports are open to whoever the network lets reach them
+     */
+    public record Access(List<String> tokens) {
+
+        public Access {
+            tokens = tokens == null ? List.of() : List.copyOf(tokens);
+        }
+
+        /** Never the tokens themselves: this record may end up in a log or a failure message. */
+        @Override
+        public String toString() {
+            return "Access[" + tokens.size() + " token(s)]";
         }
     }
 

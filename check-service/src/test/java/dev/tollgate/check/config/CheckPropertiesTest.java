@@ -14,7 +14,7 @@ class CheckPropertiesTest {
 
     @Test
     void defaultsTheCommandTimeoutToTheDesignsFiveMillisecondsAndRefusesANonPositiveOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null).redis().settings().commandTimeout())
+        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).redis().settings().commandTimeout())
                 .isEqualTo(Duration.ofMillis(5));
         assertThatThrownBy(() -> new CheckProperties.Redis(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -23,7 +23,7 @@ class CheckPropertiesTest {
 
     @Test
     void startsThePodCountAtOneUnlessAFloorIsConfiguredAndRefusesAFloorBelowOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
+        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
         assertThat(new CheckProperties.Pods(null, null, null, 50).min()).isEqualTo(50);
         assertThatThrownBy(() -> new CheckProperties.Pods(null, null, null, 0))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -32,7 +32,7 @@ class CheckPropertiesTest {
 
     @Test
     void appliesTheEnginesDefaultsToWhatIsLeftOut() {
-        CheckProperties properties = new CheckProperties(null, null, null, null, null, null, null, null);
+        CheckProperties properties = new CheckProperties(null, null, null, null, null, null, null, null, null, null);
 
         assertThat(properties.breaker().settings()).isEqualTo(BreakerSettings.DEFAULTS);
         assertThat(properties.optimizations().settings()).isEqualTo(Optimizations.ALL);
@@ -56,7 +56,7 @@ class CheckPropertiesTest {
 
     @Test
     void waitsThirtySecondsForTheStoreBeforeServingInFallbackByDefault() {
-        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null).readiness();
+        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null, null, null).readiness();
 
         assertThat(readiness.storeGrace()).isEqualTo(Duration.ofSeconds(30));
         assertThat(readiness.fallbackAfterGrace()).isTrue();

@@ -131,13 +131,12 @@ class UsageReader {
             double recentRate = counters.await(admitted) / (double) UsageKeys.WINDOW_SECONDS;
             KeyUsage.Applied applied = new KeyUsage.Applied(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), share, overridden,
                     recentRate);
-            if (answer instanceof TokenLevel level) {
-                Limit.TokenBucket bucket = (Limit.TokenBucket) rule.limit();
+            if (answer instanceof TokenLevel level && rule.limit() instanceof Limit.TokenBucket bucket) {
                 return new KeyUsage.TokenBucket(applied, level.redisKey(), level.stored(), level.tokens(), level.capacity(),
                         level.tokens(), bucket.ratePerS(), bucket.periodS());
             }
-            long limit = new Spend(rule, share, 1).limit();
             int windowS = ((Limit.CountPerWindow) rule.limit()).windowS();
+            long limit = new Spend(rule, share, 1).limit();
             if (answer instanceof LogCount log) {
                 return new KeyUsage.SlidingLog(applied, log.redisKey(), log.count() > 0, log.count(), limit,
                         Math.max(0, limit - log.count()), windowS);
