@@ -5,7 +5,7 @@ import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;

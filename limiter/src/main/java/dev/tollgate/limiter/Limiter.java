@@ -349,11 +349,14 @@ public final class Limiter {
                 // the quota is the limit the entry was measured against, for the RateLimit headers
                 EntryResult result = answer.results().get(i).withQuotaOf(group.rule(i));
                 metrics.decided(result.rule(), result.verdict());
-                if (group.shadow() && result.verdict() == Verdict.DENY) {
-                    metrics.shadowDenied(result.rule());
-                }
+                long cost = 0;
                 for (int entry : group.entryIndexes(i)) {
                     results[entry] = result;
+                    cost += entries.get(entry).costValue();
+                }
+                if (group.shadow() && result.verdict() == Verdict.DENY) {
+                    metrics.shadowDenied(result.rule());
+                    usage.shadowDenied(result.rule(), cost);
                 }
             }
         }

@@ -55,7 +55,8 @@ public final class CheckPod implements AutoCloseable {
         properties.put("spring.main.register-shutdown-hook", "false");
         properties.put("logging.level.io.lettuce", "ERROR");
         properties.put("management.metrics.use-global-registry", "false");
-        properties.put("tollgate.redis.seeds", String.join(",", redisSeeds));
+        // the pod takes its cluster as Spring Boot does: host:port of each node, without the redis:// scheme
+        properties.put("spring.data.redis.cluster.nodes", String.join(",", redisSeeds.stream().map(seed -> seed.replaceFirst("^rediss?://", "")).toList()));
         // generous for a loaded 2-core box; the clients' deadlines in the tests sit above the check's own
         properties.put("tollgate.redis.command-timeout", "200ms");
         properties.put("tollgate.check.deadline", "400ms");
