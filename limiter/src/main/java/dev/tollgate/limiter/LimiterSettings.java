@@ -18,28 +18,22 @@ import java.time.Duration;
  */
 public record LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations, Duration deadline) {
 
+    /** Entries one check may carry at most: each may cost a script call. */
+    public static final int MAX_ENTRIES = 1024;
     /** Generous for a library whose store timeout is unknown; check-service derives its own from the command timeout. */
     public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(1);
     public static final LimiterSettings DEFAULTS = new LimiterSettings(64, BreakerSettings.DEFAULTS, Optimizations.NONE, DEFAULT_DEADLINE);
 
-    public LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations) {
-        this(maxEntries, breaker, optimizations, DEFAULT_DEADLINE);
-    }
-
     public LimiterSettings {
-        if (maxEntries < 1 || maxEntries > 1024) {
-            throw new IllegalArgumentException("max entries must be between 1 and 1024, was " + maxEntries);
+        if (maxEntries < 1 || maxEntries > MAX_ENTRIES) {
+            throw new IllegalArgumentException("LimiterSettings.maxEntries must be between 1 and " + MAX_ENTRIES + ", was " + maxEntries);
         }
         breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
         optimizations = optimizations == null ? Optimizations.NONE : optimizations;
         deadline = deadline == null ? DEFAULT_DEADLINE : deadline;
         if (deadline.isNegative() || deadline.isZero() || deadline.compareTo(Duration.ofMinutes(1)) > 0) {
-            throw new IllegalArgumentException("the check deadline must be positive and at most a minute, was " + deadline);
+            throw new IllegalArgumentException("LimiterSettings.deadline must be positive and at most a minute, was " + deadline);
         }
-    }
-
-    public LimiterSettings withBreaker(BreakerSettings newBreaker) {
-        return new LimiterSettings(maxEntries, newBreaker, optimizations, deadline);
     }
 
     public LimiterSettings withOptimizations(Optimizations newOptimizations) {

@@ -15,15 +15,17 @@ import java.time.Duration;
  */
 public record Optimizations(boolean localFirst, boolean leases, boolean denyCache, int leaseWant, Duration leaseTtl) {
 
+    /** A pod holds at most this many requests of one key on a lease. */
+    public static final int MAX_LEASE_WANT = 10_000;
     public static final Optimizations NONE = new Optimizations(false, false, false, 1, Duration.ofSeconds(1));
     public static final Optimizations ALL = new Optimizations(true, true, true, 50, Duration.ofSeconds(1));
 
     public Optimizations {
-        if (leaseWant < 1 || leaseWant > 10_000) {
-            throw new IllegalArgumentException("tollgate.optimizations.lease-want must be between 1 and 10000, was " + leaseWant);
+        if (leaseWant < 1 || leaseWant > MAX_LEASE_WANT) {
+            throw new IllegalArgumentException("Optimizations.leaseWant must be between 1 and " + MAX_LEASE_WANT + ", was " + leaseWant);
         }
         if (leaseTtl == null || leaseTtl.isNegative() || leaseTtl.isZero()) {
-            throw new IllegalArgumentException("tollgate.optimizations.lease-ttl must be positive, was " + leaseTtl);
+            throw new IllegalArgumentException("Optimizations.leaseTtl must be positive, was " + leaseTtl);
         }
     }
 }

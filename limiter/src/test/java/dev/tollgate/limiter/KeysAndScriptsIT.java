@@ -4,6 +4,7 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.common.check.Verdict;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
@@ -143,7 +144,7 @@ class KeysAndScriptsIT {
     void aRuleSwitchedFromBucketToLogStartsAFreshLogOnLiveKeys() {
         // review H3: the log used to share the bucket's name, so every call met a hash (WRONGTYPE) until it expired
         Match login = new Match(null, "/login");
-        Rule asBucket = Rule.tokenBucket("login-ip", "auth", 1, 5).withPeriodS(86_400).withMatch(login);
+        Rule asBucket = Rule.of("login-ip", "auth", new Limit.TokenBucket(1, 86_400, 5)).withMatch(login);
         Rule asLog = Rule.slidingLog("login-ip", "auth", 5, 60).withMatch(login);
         String ip = uniqueKey("ip");
         assertThat(check(fixture.limiter(asBucket), "auth", CheckEntry.of("login-ip", ip, 1)).allowed()).isTrue();

@@ -4,6 +4,7 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.FailMode;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.key.RedisKeys;
@@ -29,7 +30,7 @@ class NoSpendOnDenyIT {
     static final LimiterFixture fixture = new LimiterFixture();
 
     /** One token a day: any change in its level is a spend (the refill is a milli-token a minute). */
-    private final Rule account = Rule.tokenBucket("account-login", "auth", 1, 100).withPeriodS(86_400).withMatch(LOGIN);
+    private final Rule account = Rule.of("account-login", "auth", new Limit.TokenBucket(1, 86_400, 100)).withMatch(LOGIN);
     private final Rule perIp = Rule.slidingLog("login-ip", "auth", 2, 60).withMatch(LOGIN);
     private final Rule daily = Rule.fixedWindow("account-daily", "auth", 2, 86_400).withMatch(LOGIN);
 
@@ -53,7 +54,7 @@ class NoSpendOnDenyIT {
 
     @Test
     void aRequestDeniedByItsBucketAddsNothingToItsLoginLog() {
-        Rule empty = Rule.tokenBucket("account-login", "auth", 1, 1).withPeriodS(86_400).withMatch(LOGIN);
+        Rule empty = Rule.of("account-login", "auth", new Limit.TokenBucket(1, 86_400, 1)).withMatch(LOGIN);
         Limiter limiter = fixture.limiter(empty, perIp);
         String user = uniqueKey("user");
         assertThat(check(limiter, "auth", CheckEntry.of("account-login", user, 1)).allowed()).isTrue();

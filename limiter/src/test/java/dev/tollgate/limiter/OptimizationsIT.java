@@ -3,6 +3,7 @@ package dev.tollgate.limiter;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.GroupReply;
@@ -52,7 +53,7 @@ class OptimizationsIT {
 
     @Test
     void aLeaseShrinksToOneNearTheLimit() {
-        Rule rule = Rule.tokenBucket("r", "api", 1, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600);
+        Rule rule = Rule.of("r", "api", new Limit.TokenBucket(1, 3_600, 2_000)).withMatch(ENTERPRISE);
         String key = uniqueKey("acct");
         ScriptCall drain = SpendCall.of(key, List.of(new Spend(rule.withMaxCost(1_950), 1.0, 1_950)), 1, 1, 0);
         fixture.store.run(drain.script(), drain.keys(), drain.args()).join();
@@ -160,7 +161,7 @@ class OptimizationsIT {
     void anEnterpriseKeyOnOnePodCostsOneStoreCallPerLease() {
         LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
         // Enterprise's burst and pod count; a refill slow enough that the counts below are exact
-        Limiter pod = optimized(metrics, 50, Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE).withPeriodS(3_600));
+        Limiter pod = optimized(metrics, 50, Rule.of("enterprise", "api", new Limit.TokenBucket(1_000, 3_600, 2_000)).withMatch(ENTERPRISE));
         String key = uniqueKey("acct");
         for (int i = 0; i < 100; i++) {
             CheckResponse response = check(pod, "enterprise", key);
@@ -175,7 +176,7 @@ class OptimizationsIT {
     @Test
     void aClientPastItsLimitCostsOneStoreCallPerRetryInterval() throws InterruptedException {
         LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
-        Limiter pod = optimized(metrics, 1, Rule.tokenBucket("free", "api", 1, 5).withMatch(ENTERPRISE).withPeriodS(10));
+        Limiter pod = optimized(metrics, 1, Rule.of("free", "api", new Limit.TokenBucket(1, 10, 5)).withMatch(ENTERPRISE));
         String key = uniqueKey("acct");
         int admitted = 0;
         for (int i = 0; i < 2_000; i++) {

@@ -7,6 +7,7 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.key.RedisKeys;
@@ -61,7 +62,7 @@ class ShardFailureIT {
     private final Rule api = Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE);
     private final Rule login = Rule.slidingLog("login-ip", "api", 5, 60).withMatch(LOGIN);
     /** Refills one token a day: any change in its level is a spend. */
-    private final Rule ledger = Rule.tokenBucket("ledger", "api", 1, 100).withMatch(ENTERPRISE).withPeriodS(86_400);
+    private final Rule ledger = Rule.of("ledger", "api", new Limit.TokenBucket(1, 86_400, 100)).withMatch(ENTERPRISE);
 
     @Test
     void aKilledPrimaryFailsOpenRulesOntoFallbackAndLoginClosedThenGoesGlobalAfterPromotion() throws Exception {

@@ -3,6 +3,7 @@ package dev.tollgate.limiter;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.Verdict;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.key.RedisKeys;
@@ -71,7 +72,7 @@ class TokenBucketIT {
     @Test
     void aPerMinuteRateCreditsWholeMilliTokensAndNeverEarly() {
         // 5 per minute: one milli-token every 12 ms
-        Rule perMinute = Rule.tokenBucket("free-minute", "api", 5, 5).withMatch(FREE).withPeriodS(60);
+        Rule perMinute = Rule.of("free-minute", "api", new Limit.TokenBucket(5, 60, 5)).withMatch(FREE);
         Limiter limiter = fixture.limiter(perMinute);
         String key = uniqueKey("acct");
         String bucket = RedisKeys.limit(key, "free-minute");
@@ -99,7 +100,7 @@ class TokenBucketIT {
     @Test
     void manySmallRefillsNeverDriftAboveTheExactRate() throws InterruptedException {
         // 7 per minute: 8.57 ms per milli-token, a rate no power of ten divides
-        Rule odd = Rule.tokenBucket("odd-rate", "api", 7, 7).withMatch(FREE).withPeriodS(60);
+        Rule odd = Rule.of("odd-rate", "api", new Limit.TokenBucket(7, 60, 7)).withMatch(FREE);
         Limiter limiter = fixture.limiter(odd);
         String key = uniqueKey("acct");
         String bucket = RedisKeys.limit(key, "odd-rate");

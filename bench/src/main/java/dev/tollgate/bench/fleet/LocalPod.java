@@ -56,8 +56,8 @@ public final class LocalPod implements Gate {
     }
 
     private PodBucket slice(Rule rule, long now) {
-        double ratePerSecond = (double) rule.ratePerS() / rule.periodS() / configuredPods;
-        double burst = Math.max(1.0, (double) rule.burst() / configuredPods);
+        double ratePerSecond = rule.limit().perSecond() / configuredPods;
+        double burst = Math.max(1.0, (double) rule.limit().capacity() / configuredPods);
         return new PodBucket(ratePerSecond, burst, now);
     }
 }

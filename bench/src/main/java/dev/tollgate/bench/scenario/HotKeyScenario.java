@@ -86,7 +86,7 @@ final class HotKeyScenario implements Scenario {
 
     private Section write(Bench bench, Charts charts, Map<Contender, Result> results) {
         var options = bench.options();
-        int limit = Plans.PARTNER.ratePerS();
+        int limit = Plans.bucket(Plans.PARTNER).ratePerS();
         Section section = new Section(number(), title());
         section.method("One key under a 25,000/s rule with a burst of 50,000, offered " + Format.rate(options.rate(OFFERED))
                 + " open-loop, each request on a random one of " + Bench.PODS + " pods. After a "

@@ -39,7 +39,7 @@ final class OvershootScenario implements Scenario {
     record KeyResult(Rule plan, double level, long sent, long admitted, double seconds) {
 
         double bound() {
-            return plan.burst() + plan.ratePerS() * seconds;
+            return Plans.bucket(plan).burst() + Plans.bucket(plan).ratePerS() * seconds;
         }
 
         /** What an exact bucket would admit: everything offered, up to the bound. */
@@ -49,12 +49,12 @@ final class OvershootScenario implements Scenario {
 
         /** Admitted above the bound, as a share of rate × T (requirement #6). */
         double overshoot() {
-            return Math.max(0, admitted - bound()) / (plan.ratePerS() * seconds);
+            return Math.max(0, admitted - bound()) / (Plans.bucket(plan).ratePerS() * seconds);
         }
 
         /** Admitted against an exact bucket, signed, as a share of rate × T. */
         double versusExact() {
-            return (admitted - exact()) / (plan.ratePerS() * seconds);
+            return (admitted - exact()) / (Plans.bucket(plan).ratePerS() * seconds);
         }
     }
 
@@ -92,7 +92,7 @@ final class OvershootScenario implements Scenario {
                 Rule plan = PLANS.get(p);
                 String key = bench.key("s4_" + plan.id() + "_" + Math.round(LEVELS[l] * 100));
                 requests[k] = new CheckRequest(Bench.DOMAIN, List.of(CheckEntry.of(plan.id(), key, 1)));
-                weights[k] = plan.ratePerS() * LEVELS[l];
+                weights[k] = Plans.bucket(plan).ratePerS() * LEVELS[l];
                 total += weights[k];
             }
         }

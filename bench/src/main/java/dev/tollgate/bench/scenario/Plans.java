@@ -1,6 +1,7 @@
 package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.Bench;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 
@@ -16,6 +17,11 @@ final class Plans {
     static final Rule PARTNER = plan("partner", 25_000, 50_000);
 
     private Plans() {
+    }
+
+    /** A plan's bucket: every plan here is a token bucket. */
+    static Limit.TokenBucket bucket(Rule plan) {
+        return (Limit.TokenBucket) plan.limit();
     }
 
     /** A rule for one plan (the validator refuses a rule that would cover every plan and route). */

@@ -119,14 +119,14 @@ final class TrafficMixScenario implements Scenario {
         StringBuilder keys = new StringBuilder();
         for (Mix.Kind kind : Mix.Kind.values()) {
             keys.append(keys.isEmpty() ? "" : "; ").append(kind.label).append(": ").append(kind.keys).append(" keys (")
-                    .append(kind.plan.id()).append(' ').append(kind.plan.ratePerS()).append("/s burst ").append(kind.plan.burst())
+                    .append(kind.plan.id()).append(' ').append(Plans.bucket(kind.plan).ratePerS()).append("/s burst ").append(Plans.bucket(kind.plan).burst())
                     .append(") at ").append(Format.rate(Mix.perKeyRate(kind, rate))).append(" each, ")
                     .append(Mix.connections(kind, rate, Bench.PODS)).append(" connection(s)");
         }
         section.method("Offered " + Format.rate(rate) + " open-loop over " + Bench.PODS + " pods, as the design's mix: 10% of "
                 + "checks from clients already over their limit, and of the rest 75% Enterprise, 15% Growth, 10% Free. " + keys
                 + ". Every check has two entries on the same key: the plan's account bucket and a route bucket ("
-                + Plans.ROUTE.ratePerS() + "/s burst " + Plans.ROUTE.burst() + "), so one script call updates both. Counted over "
+                + Plans.bucket(Plans.ROUTE).ratePerS() + "/s burst " + Plans.bucket(Plans.ROUTE).burst() + "), so one script call updates both. Counted over "
                 + Format.seconds(options.seconds(6)) + " after a " + Format.seconds(options.seconds(3)) + " warm-up: store calls "
                 + "(script calls at the engine's store port) divided by checks offered. The stages switch the optimizations on "
                 + "one at a time, as the design's table does; the per-pod-local baseline makes no store calls at all and is "

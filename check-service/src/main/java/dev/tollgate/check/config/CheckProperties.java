@@ -1,6 +1,7 @@
 package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
+import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import dev.tollgate.limiter.store.RedisCounterStore;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -21,13 +22,13 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
     public CheckProperties {
         access = access == null ? new Access(null) : access;
         grpc = grpc == null ? new Grpc(null, null, null, null, null) : grpc;
-        optimizations = optimizations == null ? new Optimizations(null, null, null, 0, null) : optimizations;
+        optimizations = optimizations == null ? new Optimizations(null, null, null, null, null) : optimizations;
         pods = pods == null ? new Pods(null, null, null, null) : pods;
         readiness = readiness == null ? new Readiness(null) : readiness;
         region = region == null ? new Region(null, 1.0) : region;
-        breaker = breaker == null ? new Breaker(0, null) : breaker;
+        breaker = breaker == null ? new Breaker(null, null) : breaker;
         redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
-        check = check == null ? new Check(64, null) : check;
+        check = check == null ? new Check(null, null) : check;
         rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
 
@@ -55,11 +56,16 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param deadline   the longest a check may take whatever the store does; unanswered key groups then get
      *                   their rule's fail mode (default: five times the command timeout)
      */
-    public record Check(int maxEntries, Duration deadline) {
+    public record Check(Integer maxEntries, Duration deadline) {
 
         public Check {
-            if (deadline != null && (deadline.isNegative() || deadline.isZero())) {
-                throw new IllegalArgumentException("tollgate.check.deadline must be positive, was " + deadline);
+            maxEntries = maxEntries == null ? LimiterSettings.DEFAULTS.maxEntries() : maxEntries;
+            if (maxEntries < 1 || maxEntries > LimiterSettings.MAX_ENTRIES) {
+                throw new IllegalArgumentException("tollgate.check.max-entries must be between 1 and " + LimiterSettings.MAX_ENTRIES
+                        + ", was " + maxEntries);
+            }
+            if (deadline != null && (deadline.isNegative() || deadline.isZero() || deadline.compareTo(Duration.ofMinutes(1)) > 0)) {
+                throw new IllegalArgumentException("tollgate.check.deadline must be positive and at most a minute, was " + deadline);
             }
         }
 
@@ -73,11 +79,19 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param failuresToOpen timeouts in a row that send a shard's checks to fallback (design: 3)
      * @param openFor        how long before one probe goes to the shard again (design: 1 s)
      */
-    public record Breaker(int failuresToOpen, Duration openFor) {
+    public record Breaker(Integer failuresToOpen, Duration openFor) {
+
+        public Breaker {
+            failuresToOpen = failuresToOpen == null ? BreakerSettings.DEFAULTS.failuresToOpen() : failuresToOpen;
+            openFor = openFor == null ? BreakerSettings.DEFAULTS.openFor() : openFor;
+            if (failuresToOpen < 1) {
+                throw new IllegalArgumentException("tollgate.breaker.failures-to-open must be at least 1, was " + failuresToOpen);
+            }
+            requirePositive("tollgate.breaker.open-for", openFor);
+        }
 
         public BreakerSettings settings() {
-            return new BreakerSettings(failuresToOpen == 0 ? BreakerSettings.DEFAULTS.failuresToOpen() : failuresToOpen,
-                    openFor == null ? BreakerSettings.DEFAULTS.openFor() : openFor);
+            return new BreakerSettings(failuresToOpen, openFor);
         }
     }
 
@@ -115,16 +129,24 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param leaseWant requests a pod asks to lease at once (design: 50)
      * @param leaseTtl  how long a pod may spend a lease (design: 1 s)
      */
-    public record Optimizations(Boolean localFirst, Boolean leases, Boolean denyCache, int leaseWant, Duration leaseTtl) {
+    public record Optimizations(Boolean localFirst, Boolean leases, Boolean denyCache, Integer leaseWant, Duration leaseTtl) {
+
+        public Optimizations {
+            var all = dev.tollgate.limiter.Optimizations.ALL;
+            localFirst = localFirst == null ? all.localFirst() : localFirst;
+            leases = leases == null ? all.leases() : leases;
+            denyCache = denyCache == null ? all.denyCache() : denyCache;
+            leaseWant = leaseWant == null ? all.leaseWant() : leaseWant;
+            leaseTtl = leaseTtl == null ? all.leaseTtl() : leaseTtl;
+            if (leaseWant < 1 || leaseWant > dev.tollgate.limiter.Optimizations.MAX_LEASE_WANT) {
+                throw new IllegalArgumentException("tollgate.optimizations.lease-want must be between 1 and "
+                        + dev.tollgate.limiter.Optimizations.MAX_LEASE_WANT + ", was " + leaseWant);
+            }
+            requirePositive("tollgate.optimizations.lease-ttl", leaseTtl);
+        }
 
         public dev.tollgate.limiter.Optimizations settings() {
-            var all = dev.tollgate.limiter.Optimizations.ALL;
-            return new dev.tollgate.limiter.Optimizations(
-                    localFirst == null ? all.localFirst() : localFirst,
-                    leases == null ? all.leases() : leases,
-                    denyCache == null ? all.denyCache() : denyCache,
-                    leaseWant == 0 ? all.leaseWant() : leaseWant,
-                    leaseTtl == null ? all.leaseTtl() : leaseTtl);
+            return new dev.tollgate.limiter.Optimizations(localFirst, leases, denyCache, leaseWant, leaseTtl);
         }
     }
 
@@ -232,6 +254,12 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         @Override
         public String toString() {
             return "Access[" + tokens.size() + " token(s)]";
+        }
+    }
+
+    private static void requirePositive(String property, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(property + " must be positive, was " + value);
         }
     }
 }

@@ -2,7 +2,9 @@ package dev.tollgate.check.rules;
 
 import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.common.validation.DescriptorValidator;
+import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
@@ -12,6 +14,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -19,7 +22,8 @@ import java.util.stream.Collectors;
 
 /**
  * Reads a static rules file: a YAML document with a {@code rules:} list, in the same snake_case fields
- * as rules-service's API. A pod given a broken file refuses to start rather than enforce a guess.
+ * as rules-service's API, judged as that API judges a rule. A pod given a broken file refuses to start
+ * rather than enforce a guess.
  *
  * <pre>
  * rules:
@@ -45,6 +49,10 @@ public final class RulesFile {
             .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .build();
 
+    /** The file as written, so that each rule is judged field by field before it becomes a {@link Rule}. */
+    record Written(List<RuleFields> rules, List<DescriptorDomain> descriptorDomains) {
+    }
+
     /** What a rules file holds: the rules, and the descriptor mappings over them. */
     public record Document(List<Rule> rules, List<DescriptorDomain> descriptorDomains) {
 
@@ -66,15 +74,16 @@ public final class RulesFile {
         if (!Files.isReadable(file)) {
             throw new IllegalStateException("tollgate.rules.file: cannot read " + file.toAbsolutePath());
         }
-        Document document;
+        Written written;
         try {
-            document = YAML.readValue(file.toFile(), Document.class);
+            written = YAML.readValue(file.toFile(), Written.class);
         } catch (JacksonException e) {
             throw new IllegalStateException("tollgate.rules.file: " + file + " is not a valid rules file: " + e.getOriginalMessage(), e);
         }
-        if (document == null) {
+        if (written == null) {
             return new Document(null, null);
         }
+        Document document = new Document(written.rules() == null ? List.of() : rules(file, written.rules()), written.descriptorDomains());
         Map<String, Rule> byId = document.rules().stream().collect(Collectors.toMap(Rule::id, Function.identity(), (a, b) -> a));
         DescriptorValidator validator = new DescriptorValidator();
         for (DescriptorDomain mapping : document.descriptorDomains()) {
@@ -85,5 +94,21 @@ public final class RulesFile {
             }
         }
         return document;
+    }
+
+    /** As rules-service judges a rule written to its API: a field missing, out of bounds or of another algorithm is refused. */
+    private static List<Rule> rules(Path file, List<RuleFields> written) {
+        RuleValidator validator = new RuleValidator();
+        List<Rule> rules = new ArrayList<>(written.size());
+        for (int i = 0; i < written.size(); i++) {
+            RuleFields fields = written.get(i);
+            List<Violation> violations = fields == null ? List.of(new Violation("", "is empty")) : validator.validate(fields);
+            if (!violations.isEmpty()) {
+                throw new IllegalStateException("tollgate.rules.file: " + file + ": rules[" + i + "]"
+                        + (fields == null || fields.id() == null ? "" : " (" + fields.id() + ")") + " is invalid: " + violations);
+            }
+            rules.add(fields.toRule());
+        }
+        return List.copyOf(rules);
     }
 }

@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -92,8 +93,9 @@ public final class RulesWatcher implements AutoCloseable {
         this.refused = Counter.builder("tollgate.rules.watch.refused")
                 .description("Watch calls rules-service refused (401/403): an expired or wrong token; the rules in force stay")
                 .register(registry);
-        Gauge.builder("tollgate.rules.revision", rules, SnapshotRuleBook::revision)
-                .description("Revision of the rules snapshot in force")
+        // a gauge needs a number: -1 before the first snapshot, so the fleet's lowest revision shows a pod without rules
+        Gauge.builder("tollgate.rules.revision", rules, book -> book.revision().orElse(-1))
+                .description("Revision of the rules snapshot in force; -1 while the pod holds none")
                 .register(registry);
         loadSaved();
         this.thread = new Thread(this::watch, "rules-watcher");
@@ -109,7 +111,7 @@ public final class RulesWatcher implements AutoCloseable {
      * rule, so the pod is not ready (review H4).
      */
     public boolean holdsRules() {
-        return rules.revision() >= 0;
+        return rules.revision().isPresent();
     }
 
     private void loadSaved() {
@@ -147,8 +149,8 @@ public final class RulesWatcher implements AutoCloseable {
 
     /** One long poll: apply what it brings, or nothing when the feed timed out with no change (304). */
     void pollOnce() throws IOException, InterruptedException {
-        long since = rules.revision();
-        URI uri = settings.serviceUrl().resolve("/v1/watch" + (since >= 0 ? "?since=" + since : ""));
+        OptionalLong since = rules.revision();
+        URI uri = settings.serviceUrl().resolve("/v1/watch" + (since.isPresent() ? "?since=" + since.getAsLong() : ""));
         HttpRequest.Builder request = HttpRequest.newBuilder(uri)
                 .timeout(settings.pollTimeout())
                 .header("Accept", "application/json")
@@ -163,14 +165,14 @@ public final class RulesWatcher implements AutoCloseable {
         }
     }
 
-    private void handle(HttpResponse<InputStream> response, long since) throws IOException {
+    private void handle(HttpResponse<InputStream> response, OptionalLong since) throws IOException {
         int status = response.statusCode();
         if (status == 401 || status == 403) {
             refused.increment();
             if (!wasRefused) {
                 // an expired token would otherwise freeze the pod's rules without a word: say it once, loudly
                 log.warn("rules-service refused the watch token ({}, {}): the pod keeps {} until a valid token is configured",
-                        status, settings.token(), rules.revision() < 0 ? "no rules yet (checks answer 503 rules_unavailable)" : "rules revision " + rules.revision());
+                        status, settings.token(), rules.revision().isEmpty() ? "no rules yet (checks answer 503 rules_unavailable)" : inForce());
             }
             wasRefused = true;
             throw new IOException("watch answered " + status);
@@ -190,11 +192,19 @@ public final class RulesWatcher implements AutoCloseable {
             body = decoded(response, settings.maxSnapshotBytes());
         } catch (SnapshotTooLarge e) {
             rejected.increment();
-            log.error("refusing a rules snapshot: {}; still enforcing revision {}", e.getMessage(), rules.revision());
+            log.error("refusing a rules snapshot: {}; still enforcing {}", e.getMessage(), inForce());
             throw e;
         }
-        RuleSnapshot snapshot = json.readValue(body, RuleSnapshot.class);
-        if (snapshot.revision() != since && accept(snapshot, "revision " + snapshot.revision())) {
+        RuleSnapshot snapshot;
+        try {
+            snapshot = json.readValue(body, RuleSnapshot.class);
+        } catch (JacksonException e) {
+            // e.g. a rule without its algorithm's numbers: refused and counted as one that fails validation
+            rejected.increment();
+            log.error("refusing an unreadable rules snapshot: {}; still enforcing {}", e.getOriginalMessage(), inForce());
+            throw e;
+        }
+        if ((since.isEmpty() || snapshot.revision() != since.getAsLong()) && accept(snapshot, "revision " + snapshot.revision())) {
             save(body);
         }
     }
@@ -231,7 +241,7 @@ public final class RulesWatcher implements AutoCloseable {
         List<Violation> violations = validator.validate(snapshot);
         if (!violations.isEmpty()) {
             rejected.increment();
-            log.error("refusing rules {}: {}; still enforcing revision {}", what, violations, rules.revision());
+            log.error("refusing rules {}: {}; still enforcing {}", what, violations, inForce());
             return false;
         }
         rules.apply(snapshot);
@@ -239,6 +249,11 @@ public final class RulesWatcher implements AutoCloseable {
         log.info("enforcing rules {} ({} rules, {} overrides, {} budgets, {} descriptor domains)", what,
                 snapshot.rules().size(), snapshot.overrides().size(), snapshot.regionBudgets().size(), snapshot.descriptorDomains().size());
         return true;
+    }
+
+    private String inForce() {
+        OptionalLong revision = rules.revision();
+        return revision.isPresent() ? "rules revision " + revision.getAsLong() : "no rules";
     }
 
     /** Written beside the target and moved over it, so a crash never leaves half a snapshot. */

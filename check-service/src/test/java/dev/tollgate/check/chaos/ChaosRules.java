@@ -1,7 +1,7 @@
 package dev.tollgate.check.chaos;
 
 import dev.tollgate.check.rules.RulesFile;
-import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -56,14 +56,15 @@ final class ChaosRules {
      */
     static double storeBound(Rule rule, long firstWallMs, long lastWallMs) {
         double spanS = Math.max(0, lastWallMs - firstWallMs) / 1000.0;
-        return switch (rule.algorithm()) {
-            case TOKEN_BUCKET -> rule.burst() + ratePerS(rule) * spanS;
-            case SLIDING_LOG -> rule.limit() * (Math.floor(spanS / rule.windowS()) + 1);
-            case FIXED_WINDOW -> {
-                long windowMs = rule.windowS() * 1000L;
-                yield rule.limit() * (double) (Math.floorDiv(lastWallMs, windowMs) - Math.floorDiv(firstWallMs, windowMs) + 1);
-            }
-        };
+        if (rule.limit() instanceof Limit.TokenBucket bucket) {
+            return bucket.burst() + bucket.perSecond() * spanS;
+        }
+        Limit.CountPerWindow count = (Limit.CountPerWindow) rule.limit();
+        if (count instanceof Limit.SlidingLog) {
+            return count.limit() * (Math.floor(spanS / count.windowS()) + 1);
+        }
+        long windowMs = count.windowS() * 1000L;
+        return count.limit() * (double) (Math.floorDiv(lastWallMs, windowMs) - Math.floorDiv(firstWallMs, windowMs) + 1);
     }
 
     /** What all pods' fallback buckets together may admit of one key during an outage of {@code outageS}. */
@@ -72,13 +73,11 @@ final class ChaosRules {
     }
 
     static double capacity(Rule rule) {
-        return rule.algorithm() == Algorithm.TOKEN_BUCKET ? rule.burst() : rule.limit();
+        return rule.limit().capacity();
     }
 
     static double ratePerS(Rule rule) {
-        return rule.algorithm() == Algorithm.TOKEN_BUCKET
-                ? (double) rule.ratePerS() / rule.periodS()
-                : (double) rule.limit() / rule.windowS();
+        return rule.limit().perSecond();
     }
 
     /**

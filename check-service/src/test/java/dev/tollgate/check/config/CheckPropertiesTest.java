@@ -1,5 +1,8 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.limiter.LimiterSettings;
+import dev.tollgate.limiter.Optimizations;
+import dev.tollgate.limiter.breaker.BreakerSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -25,6 +28,30 @@ class CheckPropertiesTest {
         assertThatThrownBy(() -> new CheckProperties.Pods(null, null, null, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tollgate.pods.min");
+    }
+
+    @Test
+    void appliesTheEnginesDefaultsToWhatIsLeftOut() {
+        CheckProperties properties = new CheckProperties(null, null, null, null, null, null, null, null, null, null);
+
+        assertThat(properties.breaker().settings()).isEqualTo(BreakerSettings.DEFAULTS);
+        assertThat(properties.optimizations().settings()).isEqualTo(Optimizations.ALL);
+        assertThat(properties.check().maxEntries()).isEqualTo(LimiterSettings.DEFAULTS.maxEntries());
+        assertThat(new CheckProperties.Optimizations(null, false, null, 20, null).settings())
+                .isEqualTo(new Optimizations(true, false, true, 20, Optimizations.ALL.leaseTtl()));
+    }
+
+    /** The engine names its own settings; a pod's start-up failure names the property to change. */
+    @Test
+    void refusesABadEngineSettingNamingItsProperty() {
+        assertThatThrownBy(() -> new CheckProperties.Breaker(0, null)).hasMessageContaining("tollgate.breaker.failures-to-open");
+        assertThatThrownBy(() -> new CheckProperties.Breaker(null, Duration.ZERO)).hasMessageContaining("tollgate.breaker.open-for");
+        assertThatThrownBy(() -> new CheckProperties.Optimizations(null, null, null, 10_001, null))
+                .hasMessageContaining("tollgate.optimizations.lease-want must be between 1 and 10000");
+        assertThatThrownBy(() -> new CheckProperties.Optimizations(null, null, null, null, Duration.ofMillis(-1)))
+                .hasMessageContaining("tollgate.optimizations.lease-ttl");
+        assertThatThrownBy(() -> new CheckProperties.Check(0, null)).hasMessageContaining("tollgate.check.max-entries");
+        assertThatThrownBy(() -> new CheckProperties.Check(null, Duration.ofMinutes(2))).hasMessageContaining("tollgate.check.deadline");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.tollgate.common.check;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 
 /**
@@ -53,11 +54,12 @@ public record EntryResult(
     }
 
     /** The same result, naming the limit it was measured against (after any account override). */
-    public EntryResult withQuotaOf(Rule limit) {
-        return switch (limit.algorithm()) {
-            case TOKEN_BUCKET -> withQuota(limit.ratePerS(), limit.periodS());
-            case SLIDING_LOG, FIXED_WINDOW -> withQuota(limit.limit(), limit.windowS());
-        };
+    public EntryResult withQuotaOf(Rule rule) {
+        if (rule.limit() instanceof Limit.TokenBucket bucket) {
+            return withQuota(bucket.ratePerS(), bucket.periodS());
+        }
+        Limit.CountPerWindow window = (Limit.CountPerWindow) rule.limit();
+        return withQuota(window.limit(), window.windowS());
     }
 
     public EntryResult withQuota(int newQuota, int newWindowS) {

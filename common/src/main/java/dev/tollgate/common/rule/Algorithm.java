@@ -1,6 +1,6 @@
 package dev.tollgate.common.rule;
 
-/** How a rule counts. Each algorithm has its own Lua script and its own parameters on a {@link Rule}. */
+/** How a rule counts. Each algorithm has its own Lua script and its own kind of {@link Limit}, from which a rule's algorithm follows. */
 public enum Algorithm {
     /** Continuous refill of {@code rate_per_s} per {@code period_s}, up to {@code burst}. */
     TOKEN_BUCKET,

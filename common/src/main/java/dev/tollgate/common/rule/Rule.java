@@ -1,91 +1,112 @@
 package dev.tollgate.common.rule;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
 import java.util.Objects;
 
 /**
- * One limit, as stored by rules-service and cached by every pod.
+ * One limit, as stored by rules-service and cached by every pod: which requests it is for, what it
+ * admits ({@link Limit}, whose kind is the algorithm), and how it behaves when shadowed or cut off from
+ * its counters. The record holds whatever numbers it is given:
+ * {@link dev.tollgate.common.validation.RuleValidator} decides whether they can be enforced.
  *
- * <p>Token buckets use {@code ratePerS} tokens per {@code periodS} seconds (1 unless a plan is
- * per-minute or per-hour) and {@code burst}; sliding logs and fixed windows use {@code limit} per
- * {@code windowS}. Fields of the other algorithm stay {@code null}. The record holds whatever it is
- * given: {@link dev.tollgate.common.validation.RuleValidator} decides whether it is usable.
+ * <p>On the wire, in a rules file and in the store a rule is flat ({@link RuleFields}): JSON reads and
+ * writes it through that shape, so its fields and their order are those of the rules API.
  */
 public record Rule(
         String id,
         String domain,
         Match match,
         Identity identity,
-        Algorithm algorithm,
-        Integer ratePerS,
-        Integer periodS,
-        Integer burst,
-        Integer limit,
-        Integer windowS,
+        Limit limit,
         Mode mode,
         FailMode failMode,
-        Integer maxCost,
+        int maxCost,
         long version) {
 
+    static final Identity DEFAULT_IDENTITY = Identity.API_KEY;
+    static final Mode DEFAULT_MODE = Mode.ENFORCE;
+    static final FailMode DEFAULT_FAIL_MODE = FailMode.OPEN;
+    static final int DEFAULT_MAX_COST = 1;
+
     public Rule {
+        Objects.requireNonNull(limit, "a rule needs a limit (its algorithm and numbers)");
         match = match == null ? new Match(null, null) : match;
-        identity = identity == null ? Identity.API_KEY : identity;
-        mode = mode == null ? Mode.ENFORCE : mode;
-        failMode = failMode == null ? FailMode.OPEN : failMode;
-        if (algorithm == Algorithm.TOKEN_BUCKET && periodS == null) {
-            periodS = 1;
-        }
-        maxCost = maxCost == null ? 1 : maxCost;
+        identity = identity == null ? DEFAULT_IDENTITY : identity;
+        mode = mode == null ? DEFAULT_MODE : mode;
+        failMode = failMode == null ? DEFAULT_FAIL_MODE : failMode;
     }
 
+    /** An enforced, fail-open rule with the other defaults, at version 1. */
+    public static Rule of(String id, String domain, Limit limit) {
+        return new Rule(id, domain, null, null, limit, null, null, DEFAULT_MAX_COST, 1);
+    }
+
+    /** {@code ratePerS} per second up to {@code burst}: the design's plans. */
     public static Rule tokenBucket(String id, String domain, int ratePerS, int burst) {
-        return new Rule(id, domain, null, null, Algorithm.TOKEN_BUCKET, ratePerS, 1, burst,
-                null, null, null, null, null, 1);
+        return of(id, domain, Limit.TokenBucket.perSecond(ratePerS, burst));
     }
 
+    /** {@code limit} per trailing {@code windowS} on a caller's IP, failing closed: the design's login rule. */
     public static Rule slidingLog(String id, String domain, int limit, int windowS) {
-        return new Rule(id, domain, null, Identity.IP, Algorithm.SLIDING_LOG, null, null, null,
-                limit, windowS, null, FailMode.CLOSED, null, 1);
+        return new Rule(id, domain, null, Identity.IP, new Limit.SlidingLog(limit, windowS), null, FailMode.CLOSED,
+                DEFAULT_MAX_COST, 1);
     }
 
+    /** {@code limit} per UTC-aligned {@code windowS}: the design's daily quota. */
     public static Rule fixedWindow(String id, String domain, int limit, int windowS) {
-        return new Rule(id, domain, null, null, Algorithm.FIXED_WINDOW, null, null, null,
-                limit, windowS, null, null, null, 1);
+        return of(id, domain, new Limit.FixedWindow(limit, windowS));
+    }
+
+    /** Read from the flat form, so that JSON and YAML name a rule's fields as the rules API does. */
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static Rule fromFields(RuleFields fields) {
+        return fields.toRule();
+    }
+
+    /** Written in the flat form: {@code "algorithm": "token_bucket", "rate_per_s": 100, ...}. */
+    @JsonValue
+    public RuleFields fields() {
+        return RuleFields.of(this);
+    }
+
+    public Algorithm algorithm() {
+        return limit.algorithm();
+    }
+
+    public Rule withLimit(Limit newLimit) {
+        return new Rule(id, domain, match, identity, newLimit, mode, failMode, maxCost, version);
     }
 
     public Rule withMatch(Match newMatch) {
-        return new Rule(id, domain, newMatch, identity, algorithm, ratePerS, periodS, burst, limit,
-                windowS, mode, failMode, maxCost, version);
+        return new Rule(id, domain, newMatch, identity, limit, mode, failMode, maxCost, version);
     }
 
     public Rule withMode(Mode newMode) {
-        return new Rule(id, domain, match, identity, algorithm, ratePerS, periodS, burst, limit,
-                windowS, newMode, failMode, maxCost, version);
+        return new Rule(id, domain, match, identity, limit, newMode, failMode, maxCost, version);
     }
 
     public Rule withFailMode(FailMode newFailMode) {
-        return new Rule(id, domain, match, identity, algorithm, ratePerS, periodS, burst, limit,
-                windowS, mode, newFailMode, maxCost, version);
+        return new Rule(id, domain, match, identity, limit, mode, newFailMode, maxCost, version);
     }
 
     public Rule withMaxCost(int newMaxCost) {
-        return new Rule(id, domain, match, identity, algorithm, ratePerS, periodS, burst, limit,
-                windowS, mode, failMode, newMaxCost, version);
-    }
-
-    public Rule withPeriodS(int newPeriodS) {
-        return new Rule(id, domain, match, identity, algorithm, ratePerS, newPeriodS, burst, limit,
-                windowS, mode, failMode, maxCost, version);
+        return new Rule(id, domain, match, identity, limit, mode, failMode, newMaxCost, version);
     }
 
     public Rule withVersion(long newVersion) {
-        return new Rule(id, domain, match, identity, algorithm, ratePerS, periodS, burst, limit,
-                windowS, mode, failMode, maxCost, newVersion);
+        return new Rule(id, domain, match, identity, limit, mode, failMode, maxCost, newVersion);
     }
 
-    /** The rule with an account's override applied: same rule, that account's rate and burst. */
-    public Rule withRateAndBurst(int newRatePerS, int newBurst) {
-        return new Rule(id, domain, match, identity, algorithm, newRatePerS, periodS, newBurst, limit,
-                windowS, mode, failMode, maxCost, version);
+    /**
+     * The rule as it applies to {@code override}'s account: that account's rate and burst. Only a token
+     * bucket has them (the validator refuses an override of any other rule), so any other rule stays as it is.
+     */
+    public Rule overriddenBy(AccountOverride override) {
+        return limit instanceof Limit.TokenBucket bucket
+                ? withLimit(bucket.withRateAndBurst(override.ratePerS(), override.burst()))
+                : this;
     }
 
     public boolean shadow() {

@@ -5,6 +5,7 @@ import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.common.rule.RuleSnapshot;
 
 import java.nio.charset.StandardCharsets;
@@ -72,7 +73,18 @@ public final class RuleValidator {
         return value.length() <= maxLength && !Text.hasControlCharacter(value) && !Text.hasLoneSurrogate(value);
     }
 
+    /** Checks a rule a pod holds: the bounds of its numbers, its id, domain and match. */
     public List<Violation> validate(Rule rule) {
+        return validate(rule.fields());
+    }
+
+    /**
+     * Checks a rule as it was written (the rules API's body, a rules file): besides what
+     * {@link #validate(Rule)} checks, an algorithm with a field missing, and a field of another
+     * algorithm, which would do nothing and most likely means the author meant another algorithm.
+     * A rule these fields make ({@link RuleFields#toRule()}) needs no second check.
+     */
+    public List<Violation> validate(RuleFields rule) {
         List<Violation> violations = new ArrayList<>();
         if (rule.id() == null || !ID.matcher(rule.id()).matches()) {
             violations.add(new Violation("id", "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"));
@@ -102,6 +114,12 @@ public final class RuleValidator {
             checkTokenBucket(rule, violations);
         } else {
             checkCountPerWindow(rule, violations);
+        }
+        String algorithm = rule.algorithm().name().toLowerCase();
+        String takes = rule.algorithm() == Algorithm.TOKEN_BUCKET ? "rate_per_s, period_s and burst" : "limit and window_s";
+        for (String field : rule.foreign()) {
+            violations.add(new Violation(field, "is not a field of " + algorithm + ", which takes " + takes
+                    + "; leave it out, or name the algorithm it belongs to"));
         }
         return violations;
     }
@@ -197,7 +215,7 @@ public final class RuleValidator {
         }
     }
 
-    private static void checkTokenBucket(Rule rule, List<Violation> violations) {
+    private static void checkTokenBucket(RuleFields rule, List<Violation> violations) {
         if (rule.ratePerS() == null) {
             violations.add(new Violation("rate_per_s", "is required for token_bucket"));
         } else {
@@ -216,7 +234,7 @@ public final class RuleValidator {
         }
     }
 
-    private static void checkCountPerWindow(Rule rule, List<Violation> violations) {
+    private static void checkCountPerWindow(RuleFields rule, List<Violation> violations) {
         String algorithm = rule.algorithm().name().toLowerCase();
         if (rule.limit() == null) {
             violations.add(new Violation("limit", "is required for " + algorithm));

@@ -1,5 +1,6 @@
 package dev.tollgate.common.check;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +38,7 @@ class RateLimitHeadersTest {
 
     @Test
     void aTokenBucketAdvertisesItsRatePerPeriod() {
-        Rule perMinutePlan = PER_SECOND.withPeriodS(60);
+        Rule perMinutePlan = PER_SECOND.withLimit(new Limit.TokenBucket(100, 60, 200));
         RateLimitHeaders headers = RateLimitHeaders.of(Verdict.ALLOW,
                 List.of(EntryResult.allowed("per-second", 199, 10).withQuotaOf(perMinutePlan)));
 

@@ -2,8 +2,10 @@ package dev.tollgate.common.validation;
 
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -35,25 +37,25 @@ class RuleValidatorTest {
     static Stream<Arguments> badRules() {
         Rule growth = growth();
         return Stream.of(
-                Arguments.of("rate zero", growth.withRateAndBurst(0, 200), "rate_per_s"),
-                Arguments.of("rate negative", growth.withRateAndBurst(-5, 200), "rate_per_s"),
+                Arguments.of("rate zero", rateAndBurst(growth, 0, 200), "rate_per_s"),
+                Arguments.of("rate negative", rateAndBurst(growth, -5, 200), "rate_per_s"),
                 Arguments.of("burst below max cost", growth.withMaxCost(300), "burst"),
                 Arguments.of("match covers everything", growth.withMatch(new Match("*", null)), "match"),
-                Arguments.of("missing rate", new Rule("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, null, 1, 10, null, null, null, null, null, 1L), "rate_per_s"),
-                Arguments.of("missing burst", new Rule("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, 10, 1, null, null, null, null, null, null, 1L), "burst"),
-                Arguments.of("missing limit", new Rule("r", "d", GROWTH, null, Algorithm.SLIDING_LOG, null, null, null, null, 60, null, null, null, 1L), "limit"),
-                Arguments.of("missing window", new Rule("r", "d", GROWTH, null, Algorithm.FIXED_WINDOW, null, null, null, 100, null, null, null, null, 1L), "window_s"),
+                Arguments.of("missing rate", new RuleFields("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, null, 1, 10, null, null, null, null, null, 1L), "rate_per_s"),
+                Arguments.of("missing burst", new RuleFields("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, 10, 1, null, null, null, null, null, null, 1L), "burst"),
+                Arguments.of("missing limit", new RuleFields("r", "d", GROWTH, null, Algorithm.SLIDING_LOG, null, null, null, null, 60, null, null, null, 1L), "limit"),
+                Arguments.of("missing window", new RuleFields("r", "d", GROWTH, null, Algorithm.FIXED_WINDOW, null, null, null, 100, null, null, null, null, 1L), "window_s"),
                 Arguments.of("limit below max cost", Rule.fixedWindow("q", "d", 5, 60).withMatch(GROWTH).withMaxCost(6), "limit"),
-                Arguments.of("missing algorithm", new Rule("r", "d", GROWTH, null, null, 10, 1, 20, null, null, null, null, null, 1L), "algorithm"),
+                Arguments.of("missing algorithm", new RuleFields("r", "d", GROWTH, null, null, 10, 1, 20, null, null, null, null, null, 1L), "algorithm"),
                 Arguments.of("id with a brace", Rule.tokenBucket("a{b}", "d", 1, 1).withMatch(GROWTH), "id"),
                 Arguments.of("id with a colon", Rule.tokenBucket("a:b", "d", 1, 1).withMatch(GROWTH), "id"),
                 Arguments.of("missing domain", Rule.tokenBucket("r", null, 1, 1).withMatch(GROWTH), "domain"),
-                Arguments.of("period zero", growth().withPeriodS(0), "period_s"),
-                Arguments.of("burst × period too large for exact arithmetic", Rule.tokenBucket("r", "d", 1, 50_000).withMatch(GROWTH).withPeriodS(86_400), "burst"),
+                Arguments.of("period zero", growth().withLimit(new Limit.TokenBucket(100, 0, 200)), "period_s"),
+                Arguments.of("burst × period too large for exact arithmetic", Rule.of("r", "d", new Limit.TokenBucket(1, 86_400, 50_000)).withMatch(GROWTH), "burst"),
                 Arguments.of("max cost zero", growth.withMaxCost(0), "max_cost"),
                 // added with rules-service, whose 422 table runs the same rules over HTTP
-                Arguments.of("burst zero", growth.withRateAndBurst(100, 0), "burst"),
-                Arguments.of("rate above the bound", growth.withRateAndBurst(RuleValidator.MAX_RATE + 1, 200), "rate_per_s"),
+                Arguments.of("burst zero", rateAndBurst(growth, 100, 0), "burst"),
+                Arguments.of("rate above the bound", rateAndBurst(growth, RuleValidator.MAX_RATE + 1, 200), "rate_per_s"),
                 Arguments.of("no match at all", growth.withMatch(null), "match"),
                 Arguments.of("match * and *", growth.withMatch(new Match("*", "*")), "match"),
                 Arguments.of("limit zero", Rule.fixedWindow("q", "d", 0, 60).withMatch(GROWTH), "limit"),
@@ -73,8 +75,33 @@ class RuleValidatorTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badRules")
-    void refuses(String why, Rule rule, String field) {
-        assertThat(validator.validate(rule)).extracting(Violation::field).contains(field);
+    void refuses(String why, Object rule, String field) {
+        RuleFields fields = rule instanceof Rule whole ? whole.fields() : (RuleFields) rule;
+        assertThat(validator.validate(fields)).extracting(Violation::field).contains(field);
+        if (rule instanceof Rule whole) {
+            assertThat(validator.validate(whole)).as("a rule and its fields are judged alike").isEqualTo(validator.validate(fields));
+        }
+    }
+
+    private static Rule rateAndBurst(Rule rule, int ratePerS, int burst) {
+        return rule.withLimit(((Limit.TokenBucket) rule.limit()).withRateAndBurst(ratePerS, burst));
+    }
+
+    @Test
+    void refusesTheFieldsOfAnotherAlgorithmNamingEach() {
+        RuleFields bucketWithALimit = new RuleFields("r", "d", GROWTH, null, Algorithm.TOKEN_BUCKET, 10, null, 20, 5, 60, null, null, null, 1L);
+        RuleFields logWithARate = new RuleFields("r", "d", LOGIN, null, Algorithm.SLIDING_LOG, 10, null, null, 5, 60, null, null, null, 1L);
+
+        assertThat(validator.validate(bucketWithALimit)).extracting(Violation::field).containsExactly("limit", "window_s");
+        assertThat(validator.validate(bucketWithALimit).get(0).message())
+                .isEqualTo("is not a field of token_bucket, which takes rate_per_s, period_s and burst; leave it out, or name the algorithm it belongs to");
+        assertThat(validator.validate(logWithARate)).singleElement().satisfies(v -> {
+            assertThat(v.field()).isEqualTo("rate_per_s");
+            assertThat(v.message()).startsWith("is not a field of sliding_log, which takes limit and window_s");
+        });
+        // a fixed window given a period: a token bucket's field, even where it defaults
+        RuleFields windowWithAPeriod = new RuleFields("r", "d", GROWTH, null, Algorithm.FIXED_WINDOW, null, 1, null, 5, 60, null, null, null, 1L);
+        assertThat(validator.validate(windowWithAPeriod)).extracting(Violation::field).containsExactly("period_s");
     }
 
     @Test

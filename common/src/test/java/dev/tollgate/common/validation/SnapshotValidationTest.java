@@ -1,6 +1,7 @@
 package dev.tollgate.common.validation;
 
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
@@ -28,7 +29,7 @@ class SnapshotValidationTest {
 
     @Test
     void refusesASnapshotWithOneBadRuleNamingIt() {
-        RuleSnapshot snapshot = new RuleSnapshot(4, List.of(growth, growth.withRateAndBurst(0, 200).withMatch(new Match("free", null))
+        RuleSnapshot snapshot = new RuleSnapshot(4, List.of(growth, growth.withLimit(Limit.TokenBucket.perSecond(0, 200)).withMatch(new Match("free", null))
                 .withVersion(2)), List.of(), List.of());
         assertThat(validator.validate(snapshot)).extracting(Violation::field)
                 .contains("rules[growth-global].rate_per_s", "rules[growth-global]");

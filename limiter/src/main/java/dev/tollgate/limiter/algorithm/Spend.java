@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.algorithm;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 
 /**
@@ -19,27 +20,21 @@ public record Spend(Rule rule, double share, int cost) {
 
     /** The region's share of this rule's steady rate, in requests per second, whatever the algorithm. */
     public double tokensPerSecond() {
-        return switch (rule.algorithm()) {
-            case TOKEN_BUCKET -> rule.ratePerS() * share / rule.periodS();
-            case SLIDING_LOG, FIXED_WINDOW -> rule.limit() * share / rule.windowS();
-        };
+        return rule.limit().perSecond() * share;
     }
 
     /** The region's share of what this rule admits at once: the burst, or the count per window. */
     public double capacity() {
-        return switch (rule.algorithm()) {
-            case TOKEN_BUCKET -> rule.burst() * share;
-            case SLIDING_LOG, FIXED_WINDOW -> rule.limit() * share;
-        };
+        return rule.limit().capacity() * share;
     }
 
     /** Milli-tokens per period: the region's share of the rate, never rounded down to no refill at all. */
     public long refillMilli() {
-        return Math.max(1, Math.round(rule.ratePerS() * 1000.0 * share));
+        return Math.max(1, Math.round(bucket().ratePerS() * 1000.0 * share));
     }
 
     public long periodMs() {
-        return rule.periodS() * 1000L;
+        return bucket().periodS() * 1000L;
     }
 
     /**
@@ -47,16 +42,32 @@ public record Spend(Rule rule, double share, int cost) {
      * this cost, and never more than the rule's whole burst, whatever a request asks for.
      */
     public long burstMilli() {
-        long whole = rule.burst() * 1000L;
+        long whole = bucket().burst() * 1000L;
         return Math.min(whole, Math.max(cost * 1000L, Math.round(whole * share)));
     }
 
     /** Count per window: the region's share of the limit, but always room for one request, never above the rule's limit. */
     public long limit() {
-        return Math.min(rule.limit(), Math.max(cost, Math.round(rule.limit() * share)));
+        int limit = countPerWindow().limit();
+        return Math.min(limit, Math.max(cost, Math.round(limit * share)));
     }
 
     public long windowMs() {
-        return rule.windowS() * 1000L;
+        return countPerWindow().windowS() * 1000L;
+    }
+
+    /** A key group holds one algorithm, so a script builder only ever asks a spend for its own numbers. */
+    private Limit.TokenBucket bucket() {
+        if (rule.limit() instanceof Limit.TokenBucket bucket) {
+            return bucket;
+        }
+        throw new IllegalStateException("rule " + rule.id() + " is a " + rule.algorithm() + ", not a token bucket");
+    }
+
+    private Limit.CountPerWindow countPerWindow() {
+        if (rule.limit() instanceof Limit.CountPerWindow count) {
+            return count;
+        }
+        throw new IllegalStateException("rule " + rule.id() + " is a " + rule.algorithm() + ", not a count per window");
     }
 }

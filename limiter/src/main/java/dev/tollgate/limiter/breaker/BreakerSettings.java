@@ -12,10 +12,10 @@ public record BreakerSettings(int failuresToOpen, Duration openFor) {
 
     public BreakerSettings {
         if (failuresToOpen < 1) {
-            throw new IllegalArgumentException("tollgate.breaker.failures-to-open must be at least 1, was " + failuresToOpen);
+            throw new IllegalArgumentException("BreakerSettings.failuresToOpen must be at least 1, was " + failuresToOpen);
         }
         if (openFor == null || openFor.isNegative() || openFor.isZero()) {
-            throw new IllegalArgumentException("tollgate.breaker.open-for must be positive, was " + openFor);
+            throw new IllegalArgumentException("BreakerSettings.openFor must be positive, was " + openFor);
         }
     }
 }

@@ -19,7 +19,7 @@ import java.util.function.IntSupplier;
  * count back in the same script; a pod that stops beating drops out after {@code ttl}. When the
  * store cannot be reached the last known count stays in force (the design's "last known live count").
  *
- * <p>The count never goes below a configured floor (the HPA's minimum, {@code tollgate.pods.min}), and
+ * <p>The count never goes below a configured floor (the HPA's minimum), and
  * starts there: a pod that has not beaten yet, because its store is down, would otherwise size its
  * fallback buckets and leases as if it were the only pod, and N such pods would admit 2N times a
  * limit (review M2). A floor above the real count only makes fallback stricter.
@@ -43,7 +43,7 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
      */
     public PodRegistry(CounterStore store, String region, String podId, Duration interval, Duration ttl, int floor) {
         if (floor < 1) {
-            throw new IllegalArgumentException("tollgate.pods.min must be at least 1, was " + floor);
+            throw new IllegalArgumentException("the floor of the pod count must be at least 1, was " + floor);
         }
         this.floor = floor;
         this.livePods = floor;
@@ -64,8 +64,8 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         return "tg:{pods}:" + region;
     }
 
-    /** Beats once and waits for the count; for start-up and tests. */
-    public int beatNow() {
+    /** Beats once and waits for the count: for tests in this package, which cannot wait for the timer. */
+    int beatNow() {
         beat();
         return livePods;
     }

@@ -8,6 +8,7 @@ import dev.tollgate.common.rule.RuleSnapshot;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The rules a pod enforces from the last good snapshot of rules-service's watch feed. A new snapshot
@@ -20,7 +21,10 @@ import java.util.Map;
  */
 public final class SnapshotRuleBook implements RuleBook {
 
-    private record Compiled(long revision, Map<String, Rule> rules, Map<String, AccountOverride> overrides, Map<String, Double> shares) {
+    /** @param revision the store revision compiled; empty before the first snapshot, when no rule is known */
+    private record Compiled(OptionalLong revision, Map<String, Rule> rules, Map<String, AccountOverride> overrides, Map<String, Double> shares) {
+
+        static final Compiled NOTHING_YET = new Compiled(OptionalLong.empty(), Map.of(), Map.of(), Map.of());
     }
 
     /** One compiled snapshot, read by one check from start to end. */
@@ -44,18 +48,18 @@ public final class SnapshotRuleBook implements RuleBook {
 
         @Override
         public boolean loaded() {
-            return snapshot.revision() >= 0;
+            return snapshot.revision().isPresent();
         }
     }
 
     private final Clock clock;
     private final String region;
     private final double defaultShare;
-    private volatile Compiled current = new Compiled(-1, Map.of(), Map.of(), Map.of());
+    private volatile Compiled current = Compiled.NOTHING_YET;
 
     public SnapshotRuleBook(Clock clock, String region, double defaultShare) {
         if (!(defaultShare > 0 && defaultShare <= 1)) {
-            throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
+            throw new IllegalArgumentException("the default share of a key without a region budget must be in (0, 1], was " + defaultShare);
         }
         this.clock = clock;
         this.region = region;
@@ -78,11 +82,11 @@ public final class SnapshotRuleBook implements RuleBook {
                 shares.put(id(budget.ruleId(), budget.limitKey()), budget.share());
             }
         }
-        current = new Compiled(snapshot.revision(), Map.copyOf(rules), Map.copyOf(overrides), Map.copyOf(shares));
+        current = new Compiled(OptionalLong.of(snapshot.revision()), Map.copyOf(rules), Map.copyOf(overrides), Map.copyOf(shares));
     }
 
-    /** The revision of the snapshot in force, or -1 before the first one. */
-    public long revision() {
+    /** The revision of the snapshot in force; empty before the first one. */
+    public OptionalLong revision() {
         return current.revision();
     }
 
@@ -93,7 +97,7 @@ public final class SnapshotRuleBook implements RuleBook {
 
     @Override
     public boolean loaded() {
-        return current.revision() >= 0;
+        return current.revision().isPresent();
     }
 
     @Override
@@ -108,7 +112,7 @@ public final class SnapshotRuleBook implements RuleBook {
         }
         AccountOverride override = snapshot.overrides().get(id(key, ruleId));
         if (override != null && override.activeAt(clock.instant())) {
-            return rule.withRateAndBurst(override.ratePerS(), override.burst());
+            return rule.overriddenBy(override);
         }
         return rule;
     }

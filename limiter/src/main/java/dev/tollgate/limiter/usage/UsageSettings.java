@@ -18,13 +18,13 @@ public record UsageSettings(Duration flushInterval, int maxKeysPerInterval, Dura
     public UsageSettings {
         if (flushInterval == null || flushInterval.isNegative() || flushInterval.isZero()
                 || flushInterval.compareTo(Duration.ofSeconds(1)) > 0) {
-            throw new IllegalArgumentException("tollgate.usage.flush-interval must be above 0 and at most 1s, was " + flushInterval);
+            throw new IllegalArgumentException("UsageSettings.flushInterval must be above 0 and at most 1s, was " + flushInterval);
         }
         if (maxKeysPerInterval < 1) {
-            throw new IllegalArgumentException("tollgate.usage.max-keys-per-interval must be at least 1, was " + maxKeysPerInterval);
+            throw new IllegalArgumentException("UsageSettings.maxKeysPerInterval must be at least 1, was " + maxKeysPerInterval);
         }
         if (flushTimeout == null || flushTimeout.isNegative() || flushTimeout.isZero()) {
-            throw new IllegalArgumentException("tollgate.usage.flush-timeout must be positive, was " + flushTimeout);
+            throw new IllegalArgumentException("UsageSettings.flushTimeout must be positive, was " + flushTimeout);
         }
     }
 

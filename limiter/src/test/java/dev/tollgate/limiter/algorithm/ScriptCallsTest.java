@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.algorithm;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +23,7 @@ class ScriptCallsTest {
 
     @Test
     void aPerMinuteRateKeepsItsPeriodInsteadOfAFraction() {
-        Rule perMinute = Rule.tokenBucket("m", "d", 5, 5).withPeriodS(60);
+        Rule perMinute = Rule.of("m", "d", new Limit.TokenBucket(5, 60, 5));
         ScriptCall call = SpendCall.of("k", List.of(new Spend(perMinute, 1.0, 1)), 1, 1, 0);
         assertThat(call.args()).containsExactly("1", "1", "bucket", "5000", "60000", "5000", "1");
     }

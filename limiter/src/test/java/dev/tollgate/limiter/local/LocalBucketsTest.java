@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.local;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.Spend;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,6 @@ class LocalBucketsTest {
         Rule growth = Rule.tokenBucket("growth", "d", 1, 1);
         assertThat(buckets.trySpend("acct", List.of(new Spend(growth, 1.0, 1)))).isZero();
         assertThat(buckets.trySpend("acct", List.of(new Spend(growth, 1.0, 1)))).isPositive();
-        assertThat(buckets.trySpend("acct", List.of(new Spend(growth.withRateAndBurst(100, 200), 1.0, 1)))).isZero();
+        assertThat(buckets.trySpend("acct", List.of(new Spend(growth.withLimit(Limit.TokenBucket.perSecond(100, 200)), 1.0, 1)))).isZero();
     }
 }

@@ -87,7 +87,7 @@ class PodRegistryIT {
         try (RedisCounterStore store = RedisCounterStore.start(RedisStoreSettings.of(List.of("redis://127.0.0.1:1")))) {
             assertThatThrownBy(() -> new PodRegistry(store, "r", "p", Duration.ofSeconds(1), Duration.ofSeconds(3), 0))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("tollgate.pods.min");
+                    .hasMessageContaining("floor of the pod count must be at least 1");
         }
     }
 }

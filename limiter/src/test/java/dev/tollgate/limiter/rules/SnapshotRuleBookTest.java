@@ -2,6 +2,7 @@ package dev.tollgate.limiter.rules;
 
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleSnapshot;
@@ -23,7 +24,7 @@ class SnapshotRuleBookTest {
 
     @Test
     void knowsNothingBeforeTheFirstSnapshot() {
-        assertThat(book.revision()).isEqualTo(-1);
+        assertThat(book.revision()).isEmpty();
         assertThat(book.find("public-api", "growth-global", "acct_1")).isNull();
     }
 
@@ -43,7 +44,7 @@ class SnapshotRuleBookTest {
     @Test
     void findsARuleOnlyInItsDomain() {
         book.apply(new RuleSnapshot(7, List.of(growth), List.of(), List.of()));
-        assertThat(book.revision()).isEqualTo(7);
+        assertThat(book.revision()).hasValue(7);
         assertThat(book.find("public-api", "growth-global", "acct_1")).isEqualTo(growth);
         assertThat(book.find("other", "growth-global", "acct_1")).isNull();
     }
@@ -54,8 +55,7 @@ class SnapshotRuleBookTest {
         book.apply(new RuleSnapshot(8, List.of(growth), List.of(launch), List.of()));
 
         Rule raised = book.find("public-api", "growth-global", "acct_1");
-        assertThat(raised.ratePerS()).isEqualTo(25_000);
-        assertThat(raised.burst()).isEqualTo(50_000);
+        assertThat(raised.limit()).isEqualTo(new Limit.TokenBucket(25_000, 1, 50_000));
         assertThat(book.find("public-api", "growth-global", "acct_2")).isEqualTo(growth);
 
         clock.advance(Duration.ofSeconds(60));

@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.store;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.FixedWindows;
 import dev.tollgate.limiter.algorithm.GroupReply;
@@ -24,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 abstract class CounterStoreContract {
 
     /** One token a day, burst 3. */
-    private final Rule daily = Rule.tokenBucket("daily", "api", 1, 3).withPeriodS(86_400);
-    private final Rule route = Rule.tokenBucket("route", "api", 1, 1).withPeriodS(86_400);
+    private final Rule daily = Rule.of("daily", "api", new Limit.TokenBucket(1, 86_400, 3));
+    private final Rule route = Rule.of("route", "api", new Limit.TokenBucket(1, 86_400, 1));
     private final Rule big = Rule.tokenBucket("big", "api", 1_000, 2_000);
     private final Rule login = Rule.slidingLog("login", "auth", 2, 60);
     private final Rule quota = Rule.fixedWindow("quota", "api", 2, 86_400);

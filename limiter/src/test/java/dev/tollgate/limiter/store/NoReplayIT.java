@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.store;
 
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.Spend;
 import dev.tollgate.limiter.algorithm.ScriptCall;
@@ -58,7 +59,7 @@ class NoReplayIT {
 
             try (RedisCounterStore store = RedisCounterStore.connect(
                     RedisStoreSettings.of(List.of("redis://127.0.0.1:" + proxy.port())).withCommandTimeout(Duration.ofSeconds(3)))) {
-                ScriptCall call = SpendCall.of(key, List.of(new Spend(Rule.tokenBucket("r", "d", 1, 100).withPeriodS(86_400), 1.0, 1)), 1, 1, 0);
+                ScriptCall call = SpendCall.of(key, List.of(new Spend(Rule.of("r", "d", new Limit.TokenBucket(1, 86_400, 100)), 1.0, 1)), 1, 1, 0);
                 // warm up: the script is loaded and the node's connection is open
                 store.run(call.script(), call.keys(), call.args()).get(5, TimeUnit.SECONDS);
                 assertThat(node.hget(bucket, "tokens_milli")).isEqualTo("99000");

@@ -188,6 +188,6 @@ class UsageRecorderTest {
     @Test
     void refusesAFlushIntervalAboveOneSecond() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageSettings.DEFAULTS.withFlushInterval(Duration.ofSeconds(2)))
-                .hasMessageContaining("tollgate.usage.flush-interval");
+                .hasMessageContaining("UsageSettings.flushInterval");
     }
 }

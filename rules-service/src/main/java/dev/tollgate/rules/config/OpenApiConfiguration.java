@@ -1,6 +1,12 @@
 package dev.tollgate.rules.config;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
+import io.swagger.v3.core.converter.AnnotatedType;
+import io.swagger.v3.core.converter.ModelConverter;
+import io.swagger.v3.core.converter.ModelConverterContext;
 import io.swagger.v3.core.jackson.ModelResolver;
 import io.swagger.v3.core.util.Json;
 import io.swagger.v3.oas.models.Components;
@@ -13,6 +19,7 @@ import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -20,7 +27,7 @@ import java.util.Map;
 /**
  * The document at {@code /v3/api-docs}: every operation takes a bearer token. springdoc describes
  * schemas with its own (Jackson 2) mapper, which knows nothing of the service's wire format, so the
- * two beans below teach it snake_case names and lower-case enum values.
+ * two beans below teach it snake_case names and lower-case enum values, and that a rule is written flat.
  */
 @Configuration(proxyBeanMethods = false)
 class OpenApiConfiguration {
@@ -41,7 +48,34 @@ class OpenApiConfiguration {
 
     @Bean
     ModelResolver snakeCaseSchemas() {
-        return new ModelResolver(Json.mapper().copy().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE));
+        return new ModelResolver(Json.mapper().copy().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)) {
+
+            @Override
+            @SuppressWarnings("rawtypes")
+            public Schema resolve(AnnotatedType type, ModelConverterContext context, Iterator<ModelConverter> next) {
+                return super.resolve(asWritten(type, _mapper), context, next);
+            }
+        };
+    }
+
+    /**
+     * A {@link Rule} is written as its {@link RuleFields} (its {@code @JsonValue}): described as those
+     * fields, under the name the document has always given it.
+     */
+    private static AnnotatedType asWritten(AnnotatedType type, ObjectMapper mapper) {
+        if (type.getType() == null || mapper.constructType(type.getType()).getRawClass() != Rule.class) {
+            return type;
+        }
+        return new AnnotatedType(RuleFields.class)
+                .name("Rule")
+                .resolveAsRef(type.isResolveAsRef())
+                .schemaProperty(type.isSchemaProperty())
+                .skipSchemaName(type.isSkipSchemaName())
+                .parent(type.getParent())
+                .components(type.getComponents())
+                .ctxAnnotations(type.getCtxAnnotations())
+                .jsonViewAnnotation(type.getJsonViewAnnotation())
+                .propertyName(type.getPropertyName());
     }
 
     @Bean

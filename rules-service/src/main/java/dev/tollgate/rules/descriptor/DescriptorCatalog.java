@@ -9,7 +9,7 @@ import dev.tollgate.rules.problem.InvalidDescriptorsException;
 import dev.tollgate.rules.problem.NotFoundException;
 import dev.tollgate.rules.problem.VersionConflictException;
 import dev.tollgate.rules.rule.IfMatch;
-import dev.tollgate.rules.store.Change;
+import dev.tollgate.rules.store.DescriptorChange;
 import dev.tollgate.rules.store.ChangeLog;
 import dev.tollgate.rules.store.DescriptorRepository;
 import dev.tollgate.rules.store.RuleRepository;
@@ -78,8 +78,7 @@ class DescriptorCatalog {
                 }
                 DescriptorDomain created = candidate.withVersion(1);
                 descriptors.insert(created);
-                changes.record(new Change(Change.Entity.DESCRIPTOR_DOMAIN, Change.Kind.CREATE, created.domain(), null,
-                        null, created.version(), null, created, actor, reason));
+                changes.record(DescriptorChange.created(created, actor, reason));
                 return new Written(created, true);
             }
             ifMatch.requireFor(subject, existing.version());
@@ -88,8 +87,7 @@ class DescriptorCatalog {
             }
             DescriptorDomain replaced = candidate.withVersion(existing.version() + 1);
             descriptors.update(replaced, existing.version());
-            changes.record(new Change(Change.Entity.DESCRIPTOR_DOMAIN, Change.Kind.REPLACE, replaced.domain(), null,
-                    existing.version(), replaced.version(), existing, replaced, actor, reason));
+            changes.record(DescriptorChange.replaced(existing, replaced, actor, reason));
             return new Written(replaced, false);
         });
     }
@@ -105,8 +103,7 @@ class DescriptorCatalog {
             DescriptorDomain existing = descriptors.find(domain).orElseThrow(() -> notFound(domain));
             ifMatch.requireFor(subject(domain), existing.version());
             descriptors.delete(domain);
-            changes.record(new Change(Change.Entity.DESCRIPTOR_DOMAIN, Change.Kind.DELETE, domain, null,
-                    existing.version(), null, existing, null, actor, reason));
+            changes.record(DescriptorChange.deleted(existing, actor, reason));
         });
     }
 

@@ -7,7 +7,7 @@ import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
-import dev.tollgate.rules.store.Change;
+import dev.tollgate.rules.store.OverrideChange;
 import dev.tollgate.rules.store.ChangeLog;
 import dev.tollgate.rules.store.OverrideRepository;
 import dev.tollgate.rules.store.RuleRepository;
@@ -79,8 +79,7 @@ class OverrideCatalog {
                 return new Written(existing, false);
             }
             overrides.upsert(override);
-            changes.record(new Change(Change.Entity.OVERRIDE, existing == null ? Change.Kind.CREATE : Change.Kind.REPLACE,
-                    override.ruleId(), override.accountId(), null, null, existing, override, actor, override.reason()));
+            changes.record(existing == null ? OverrideChange.created(override, actor) : OverrideChange.replaced(existing, override, actor));
             return new Written(override, existing == null);
         });
     }
@@ -99,8 +98,7 @@ class OverrideCatalog {
             AccountOverride existing = overrides.find(accountId, ruleId)
                     .orElseThrow(() -> new NotFoundException("No override of rule " + ruleId + " for account " + accountId + "."));
             overrides.delete(accountId, ruleId);
-            changes.record(new Change(Change.Entity.OVERRIDE, Change.Kind.DELETE, ruleId, accountId,
-                    null, null, existing, null, actor, reason));
+            changes.record(OverrideChange.deleted(existing, actor, reason));
         });
     }
 

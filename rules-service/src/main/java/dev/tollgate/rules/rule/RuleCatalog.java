@@ -3,17 +3,19 @@ package dev.tollgate.rules.rule;
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
 import dev.tollgate.rules.problem.VersionConflictException;
-import dev.tollgate.rules.store.Change;
+import dev.tollgate.rules.store.OverrideChange;
 import dev.tollgate.rules.store.ChangeLog;
 import dev.tollgate.rules.store.DescriptorRepository;
 import dev.tollgate.rules.store.HistoryEntry;
 import dev.tollgate.rules.store.OverrideRepository;
+import dev.tollgate.rules.store.RuleChange;
 import dev.tollgate.rules.store.RuleRepository;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionOperations;
@@ -75,12 +77,13 @@ class RuleCatalog {
     }
 
     /** Creates the rule (no {@code If-Match}) or replaces it (with the current version in {@code If-Match}). */
-    Written put(Rule candidate, IfMatch ifMatch, String actor, String reason) {
-        List<Violation> violations = new ArrayList<>(validator.validate(candidate));
+    Written put(RuleFields written, IfMatch ifMatch, String actor, String reason) {
+        List<Violation> violations = new ArrayList<>(validator.validate(written));
         violations.addAll(validator.validateReason(reason));
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);
         }
+        Rule candidate = written.toRule();
         return transactions.execute(tx -> {
             changes.lock();
             Rule existing = rules.find(candidate.id()).orElse(null);
@@ -91,8 +94,7 @@ class RuleCatalog {
                 }
                 Rule created = candidate.withVersion(1);
                 rules.insert(created);
-                changes.record(new Change(Change.Entity.RULE, Change.Kind.CREATE, created.id(), null,
-                        null, created.version(), null, created, actor, reason));
+                changes.record(RuleChange.created(created, actor, reason));
                 return new Written(created, true);
             }
             ifMatch.require(existing.id(), existing.version());
@@ -105,8 +107,7 @@ class RuleCatalog {
             }
             Rule replaced = candidate.withVersion(existing.version() + 1);
             rules.update(replaced, existing.version());
-            changes.record(new Change(Change.Entity.RULE, Change.Kind.REPLACE, replaced.id(), null,
-                    existing.version(), replaced.version(), existing, replaced, actor, reason));
+            changes.record(RuleChange.replaced(existing, replaced, actor, reason));
             return new Written(replaced, false);
         });
     }
@@ -121,12 +122,10 @@ class RuleCatalog {
             ifMatch.require(ruleId, existing.version());
             refuseWhileMapped(ruleId, "id", "cannot be deleted while");
             for (AccountOverride override : overrides.find(null, ruleId, null)) {
-                changes.record(new Change(Change.Entity.OVERRIDE, Change.Kind.DELETE, ruleId, override.accountId(),
-                        null, null, override, null, actor, "rule deleted" + (reason == null ? "" : ": " + reason)));
+                changes.record(OverrideChange.deleted(override, actor, "rule deleted" + (reason == null ? "" : ": " + reason)));
             }
             rules.delete(ruleId);
-            changes.record(new Change(Change.Entity.RULE, Change.Kind.DELETE, ruleId, null,
-                    existing.version(), null, existing, null, actor, reason));
+            changes.record(RuleChange.deleted(existing, actor, reason));
         });
     }
 
@@ -146,8 +145,7 @@ class RuleCatalog {
             }
             Rule switched = existing.withMode(mode).withVersion(existing.version() + 1);
             rules.update(switched, existing.version());
-            changes.record(new Change(Change.Entity.RULE, mode == Mode.SHADOW ? Change.Kind.SHADOW : Change.Kind.ENFORCE,
-                    ruleId, null, existing.version(), switched.version(), existing, switched, actor, reason));
+            changes.record(RuleChange.modeSwitched(existing, switched, actor, reason));
             return switched;
         });
     }

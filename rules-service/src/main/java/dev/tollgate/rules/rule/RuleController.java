@@ -61,7 +61,7 @@ class RuleController {
             throw InvalidRuleException.of("id", "is " + named + " in the body but " + id + " in the path; they must match");
         }
         IfMatch precondition = IfMatch.parse(ifMatch);
-        RuleCatalog.Written written = catalog.put(body.toRule(id), precondition, who.getName(), body.reason());
+        RuleCatalog.Written written = catalog.put(body.toFields(id), precondition, who.getName(), body.reason());
         if (written.created()) {
             return ResponseEntity.created(URI.create("/v1/rules/" + id)).eTag(etag(written.rule())).body(written.rule());
         }

@@ -5,7 +5,7 @@ import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
-import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 
 /**
  * The body of {@code PUT /v1/rules/{id}}: a rule as {@code GET} shows it, plus the reason for the
@@ -29,8 +29,9 @@ record RuleRequest(
         Long version,
         String reason) {
 
-    Rule toRule(String ruleId) {
-        return new Rule(ruleId, domain, match, identity, algorithm, ratePerS, periodS, burst, limit, windowS, mode,
+    /** The rule as written, to be validated field by field before it becomes a rule. */
+    RuleFields toFields(String ruleId) {
+        return new RuleFields(ruleId, domain, match, identity, algorithm, ratePerS, periodS, burst, limit, windowS, mode,
                 failMode, maxCost, 0);
     }
 }

@@ -1,27 +1,42 @@
 package dev.tollgate.rules.store;
 
 /**
- * One change to record in the history, in the transaction that makes it.
- *
- * @param ruleId    the rule's id; for a descriptor domain, the domain
- * @param accountId the override's account; null for a rule
- * @param oldValue  the entity before (null on create), serialised as on the wire
- * @param newValue  the entity after (null on delete)
- * @param actor     the subject of the bearer token that asked for it
+ * One change to record in the history, in the transaction that makes it: a {@link RuleChange}, an
+ * {@link OverrideChange} or a {@link DescriptorChange}, each made by a factory named for what happened,
+ * so that what a history row holds (which versions, which values before and after) follows from the
+ * kind of change.
  */
-public record Change(
-        Entity entity,
-        Kind kind,
-        String ruleId,
-        String accountId,
-        Long oldVersion,
-        Long newVersion,
-        Object oldValue,
-        Object newValue,
-        String actor,
-        String reason) {
+public sealed interface Change permits RuleChange, OverrideChange, DescriptorChange {
 
-    public enum Entity { RULE, OVERRIDE, REGION_BUDGET, DESCRIPTOR_DOMAIN }
+    /** What changed; the history stores it lower-case. */
+    enum Entity { RULE, OVERRIDE, DESCRIPTOR_DOMAIN }
 
-    public enum Kind { CREATE, REPLACE, DELETE, SHADOW, ENFORCE }
+    /** How it changed; the history stores it lower-case. */
+    enum Kind { CREATE, REPLACE, DELETE, SHADOW, ENFORCE }
+
+    Entity entity();
+
+    Kind kind();
+
+    /** The rule changed, or the rule the override changes; for descriptor mappings, their domain. */
+    String ruleId();
+
+    /** The subject of the bearer token that asked for it. */
+    String actor();
+
+    /** Why, in the words of whoever asked; may be absent. */
+    String reason();
+
+    /** A create has nothing before it and a delete nothing after it; any other change has both. */
+    static void requireValues(Kind kind, Object before, Object after) {
+        boolean consistent = switch (kind) {
+            case CREATE -> before == null && after != null;
+            case DELETE -> before != null && after == null;
+            case REPLACE, SHADOW, ENFORCE -> before != null && after != null;
+        };
+        if (!consistent) {
+            throw new IllegalArgumentException("a " + kind + " has " + (before == null ? "no" : "a") + " value before and "
+                    + (after == null ? "no" : "a") + " value after");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package dev.tollgate.rules.store;
 
+import dev.tollgate.common.rule.Rule;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -49,9 +50,7 @@ public class ChangeLog {
         jdbc.sql("INSERT INTO rule_history (revision, changed_by, reason, entity, change, rule_id, account_id,"
                         + " old_version, new_version, old_value, new_value)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), CAST(? AS jsonb))")
-                .params(revision, change.actor(), change.reason(), Columns.text(change.entity()), Columns.text(change.kind()),
-                        change.ruleId(), change.accountId(), change.oldVersion(), change.newVersion(),
-                        toJson(change.oldValue()), toJson(change.newValue()))
+                .params(columns(revision, change))
                 .update();
         events.publishEvent(new StoreChanged(revision, change.entity(), change.kind()));
         return revision;
@@ -77,6 +76,37 @@ public class ChangeLog {
                         fromJson(rs.getString("old_json")),
                         fromJson(rs.getString("new_json"))))
                 .list();
+    }
+
+    /** The row's values in the order of the INSERT: NULL where the change has nothing to say. */
+    private Object[] columns(long revision, Change change) {
+        String accountId = null;
+        Long oldVersion = null;
+        Long newVersion = null;
+        Object before;
+        Object after;
+        if (change instanceof RuleChange rule) {
+            oldVersion = version(rule.before());
+            newVersion = version(rule.after());
+            before = rule.before();
+            after = rule.after();
+        } else if (change instanceof DescriptorChange descriptors) {
+            oldVersion = descriptors.before() == null ? null : descriptors.before().version();
+            newVersion = descriptors.after() == null ? null : descriptors.after().version();
+            before = descriptors.before();
+            after = descriptors.after();
+        } else {
+            OverrideChange override = (OverrideChange) change;
+            accountId = override.accountId();
+            before = override.before();
+            after = override.after();
+        }
+        return new Object[] {revision, change.actor(), change.reason(), Columns.text(change.entity()), Columns.text(change.kind()),
+                change.ruleId(), accountId, oldVersion, newVersion, toJson(before), toJson(after)};
+    }
+
+    private static Long version(Rule rule) {
+        return rule == null ? null : rule.version();
     }
 
     private String toJson(Object value) {

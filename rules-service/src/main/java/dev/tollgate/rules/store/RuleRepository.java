@@ -6,6 +6,7 @@ import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleFields;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -20,7 +21,8 @@ public class RuleRepository {
     private static final String COLUMNS = "rule_id, domain, match_plan, match_route, identity, algorithm, rate_per_s,"
             + " period_s, burst, \"limit\", window_s, mode, fail_mode, max_cost, version";
 
-    private static final RowMapper<Rule> RULE = (rs, row) -> new Rule(
+    /** The schema's CHECK constraints guarantee a row's algorithm and its fields; another algorithm's are left behind. */
+    private static final RowMapper<Rule> RULE = (rs, row) -> new RuleFields(
             rs.getString("rule_id"),
             rs.getString("domain"),
             new Match(rs.getString("match_plan"), rs.getString("match_route")),
@@ -34,7 +36,7 @@ public class RuleRepository {
             Columns.enumOf(Mode.class, rs.getString("mode")),
             Columns.enumOf(FailMode.class, rs.getString("fail_mode")),
             Columns.integer(rs, "max_cost"),
-            rs.getLong("version"));
+            rs.getLong("version")).toRule();
 
     private final JdbcClient jdbc;
 
@@ -81,11 +83,13 @@ public class RuleRepository {
         jdbc.sql("DELETE FROM rules WHERE rule_id = ?").param(ruleId).update();
     }
 
+    /** The columns in {@link #COLUMNS} order; the other algorithm's stay NULL. */
     private static Object[] values(Rule rule) {
+        RuleFields fields = rule.fields();
         return new Object[] {
-                rule.id(), rule.domain(), rule.match().plan(), rule.match().route(), Columns.text(rule.identity()),
-                Columns.text(rule.algorithm()), rule.ratePerS(), rule.periodS(), rule.burst(), rule.limit(), rule.windowS(),
-                Columns.text(rule.mode()), Columns.text(rule.failMode()), rule.maxCost(), rule.version()
+                fields.id(), fields.domain(), fields.match().plan(), fields.match().route(), Columns.text(fields.identity()),
+                Columns.text(fields.algorithm()), fields.ratePerS(), fields.periodS(), fields.burst(), fields.limit(), fields.windowS(),
+                Columns.text(fields.mode()), Columns.text(fields.failMode()), fields.maxCost(), fields.version()
         };
     }
 }

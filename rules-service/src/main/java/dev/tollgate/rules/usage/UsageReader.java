@@ -2,7 +2,7 @@ package dev.tollgate.rules.usage;
 
 import dev.tollgate.common.check.CheckRequestValidator;
 import dev.tollgate.common.rule.AccountOverride;
-import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.algorithm.FixedWindows;
@@ -78,7 +78,7 @@ class UsageReader {
             List<Pending> pending = new ArrayList<>(candidates.size());
             for (Rule rule : candidates) {
                 AccountOverride override = overrideByRule.get(rule.id());
-                Rule applied = override == null ? rule : rule.withRateAndBurst(override.ratePerS(), override.burst());
+                Rule applied = override == null ? rule : rule.overriddenBy(override);
                 double share = shareByRule.getOrDefault(rule.id(), defaultShare);
                 pending.add(send(key, applied, share, override != null, now)
                         .withRecentUsage(counters.admittedIn(rule.id(), key, window)));
@@ -103,11 +103,11 @@ class UsageReader {
             }
             case SLIDING_LOG -> {
                 String redisKey = RedisKeys.log(key, rule.id());
-                yield new Pending(rule, share, overridden, redisKey, null, counters.logCount(redisKey, now, rule.windowS() * 1000L));
+                yield new Pending(rule, share, overridden, redisKey, null, counters.logCount(redisKey, now, new Spend(rule, share, 1).windowMs()));
             }
             case FIXED_WINDOW -> {
                 // the limiter names windows in one place; ask it rather than repeat the naming here
-                String redisKey = FixedWindows.key(key, rule.id(), rule.windowS() * 1000L, now);
+                String redisKey = FixedWindows.key(key, rule.id(), new Spend(rule, share, 1).windowMs(), now);
                 // q:{<key>}:<rule>:<window>; the encoded key holds no '}' and a rule id no ':', a window name may
                 String window = redisKey.substring(redisKey.indexOf("}:") + 2 + rule.id().length() + 1);
                 yield new Pending(rule, share, overridden, redisKey, window, counters.windowCount(redisKey));
@@ -150,18 +150,18 @@ class UsageReader {
             Object answer = counters.await(reply);
             // the limiter's own scaling of one request's spend: the region's share, never below one request
             Spend oneRequest = new Spend(rule, share, 1);
-            if (rule.algorithm() == Algorithm.TOKEN_BUCKET) {
+            if (rule.limit() instanceof Limit.TokenBucket bucket) {
                 List<KeyValue<String, String>> fields = (List<KeyValue<String, String>>) answer;
                 TokenLevel level = TokenLevel.at(now, number(fields.get(0)), number(fields.get(1)), oneRequest.refillMilli(),
                         oneRequest.periodMs(), oneRequest.burstMilli());
                 return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, level.stored(),
-                        level.tokens(), level.capacity(), null, level.tokens(), rule.ratePerS(), rule.periodS(), null, null,
+                        level.tokens(), level.capacity(), null, level.tokens(), bucket.ratePerS(), bucket.periodS(), null, null,
                         share, overridden, recentRate());
             }
             long limit = oneRequest.limit();
             long count = answer == null ? 0 : answer instanceof Long counted ? counted : Long.parseLong(answer.toString());
             return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, count > 0,
-                    null, limit, count, Math.max(0, limit - count), null, null, rule.windowS(), window, share, overridden, recentRate());
+                    null, limit, count, Math.max(0, limit - count), null, null, ((Limit.CountPerWindow) rule.limit()).windowS(), window, share, overridden, recentRate());
         }
     }
 
