@@ -125,8 +125,8 @@ class DockerComposeTest {
         assertThat(checkService.at("environment", "TOLLGATE_RULES_SERVICE_URL").text()).isEqualTo("http://rules-service:8081");
         assertThat(checkService.texts("volumes")).contains("check-rules-snapshot:/var/lib/tollgate");
         assertThat(checkService.at("depends_on", "redis-cluster-init", "condition").text()).isEqualTo("service_completed_successfully");
-        assertThat(checkService.at("environment", "TOLLGATE_REDIS_SEEDS").text().split(","))
-                .hasSize(6).allSatisfy(seed -> assertThat(seed).matches("redis://redis-[1-6]:6379"));
+        assertThat(checkService.at("environment", "SPRING_DATA_REDIS_CLUSTER_NODES").text().split(","))
+                .hasSize(6).allSatisfy(node -> assertThat(node).matches("redis-[1-6]:6379"));
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.tollgate.check.config;
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
-import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.store.ClientSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -27,27 +27,29 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         readiness = readiness == null ? new Readiness(null) : readiness;
         region = region == null ? new Region(null, 1.0) : region;
         breaker = breaker == null ? new Breaker(null, null) : breaker;
-        redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
+        redis = redis == null ? new Redis(null) : redis;
         check = check == null ? new Check(null, null) : check;
         rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
 
     /**
-     * @param seeds          cluster nodes, {@code redis://host:port}
+     * The store's own client options; where the cluster is, credentials, TLS and the connect and handshake
+     * timeouts are Spring Boot's {@code spring.data.redis.*}.
+     *
      * @param commandTimeout a script slower than this counts as a store timeout (design: 5 ms)
-     * @param connectTimeout how long opening a connection may take, TCP and handshake (default 1 s);
-     *                       never the command timeout
      */
-    public record Redis(List<String> seeds, String username, String password, Duration commandTimeout, Duration topologyRefresh,
-                        Duration connectTimeout) {
+    public record Redis(Duration commandTimeout) {
 
-        /** Neither the password nor a secret in a seed URI: this record may end up in a log or a failure message. */
-        @Override
-        public String toString() {
-            return "Redis[seeds=" + (seeds == null ? null : seeds.stream().map(RedisCounterStore::redact).toList())
-                    + ", username=" + username + ", password=" + (password == null ? "none" : "****")
-                    + ", commandTimeout=" + commandTimeout + ", topologyRefresh=" + topologyRefresh
-                    + ", connectTimeout=" + connectTimeout + "]";
+        public Redis {
+            commandTimeout = commandTimeout == null ? Duration.ofMillis(5) : commandTimeout;
+            if (commandTimeout.isNegative() || commandTimeout.isZero()) {
+                throw new IllegalArgumentException("tollgate.redis.command-timeout must be positive, was " + commandTimeout);
+            }
+        }
+
+        /** The periodic slot-map refresh is spring.data.redis.lettuce.cluster.refresh.period's, kept on the client. */
+        public ClientSettings settings() {
+            return new ClientSettings(commandTimeout, null);
         }
     }
 

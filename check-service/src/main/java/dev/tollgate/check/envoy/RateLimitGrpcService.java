@@ -4,7 +4,7 @@ import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;

@@ -49,10 +49,6 @@ public final class RulesFile {
             .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .build();
 
-    /** The file as written, so that each rule is judged field by field before it becomes a {@link Rule}. */
-    record Written(List<RuleFields> rules, List<DescriptorDomain> descriptorDomains) {
-    }
-
     /** What a rules file holds: the rules, and the descriptor mappings over them. */
     public record Document(List<Rule> rules, List<DescriptorDomain> descriptorDomains) {
 
@@ -60,6 +56,10 @@ public final class RulesFile {
             rules = rules == null ? List.of() : List.copyOf(rules);
             descriptorDomains = descriptorDomains == null ? List.of() : List.copyOf(descriptorDomains);
         }
+    }
+
+    /** The file as written, so that each rule is judged field by field before it becomes a {@link Rule}. */
+    record Written(List<RuleFields> rules, List<DescriptorDomain> descriptorDomains) {
     }
 
     private RulesFile() {

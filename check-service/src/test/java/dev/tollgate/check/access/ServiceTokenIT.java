@@ -49,7 +49,7 @@ class ServiceTokenIT {
                 .web(WebApplicationType.REACTIVE)
                 .logStartupInfo(false)
                 .run("--server.port=0", "--tollgate.grpc.port=0", "--tollgate.grpc.address=127.0.0.1",
-                        "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                        "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
                         "--tollgate.redis.command-timeout=2s",
                         "--tollgate.rules.file=src/test/resources/rules-envoy-test.yml", "--tollgate.rules.service-url=",
                         "--tollgate.pods.id=service-token-it", "--tollgate.region.name=service-token-it",

@@ -6,7 +6,6 @@ import dev.tollgate.limiter.breaker.BreakerSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,11 +13,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CheckPropertiesTest {
 
     @Test
-    void printsRedisSettingsWithoutThePasswordOrASecretInASeed() {
-        CheckProperties.Redis redis = new CheckProperties.Redis(List.of("redis://gateway:seed-secret@10.0.0.1:7000"), "gateway",
-                "acl-secret", Duration.ofMillis(5), null, null);
-
-        assertThat(redis.toString()).doesNotContain("seed-secret", "acl-secret").contains("password=****", "redis://****@10.0.0.1:7000");
+    void defaultsTheCommandTimeoutToTheDesignsFiveMillisecondsAndRefusesANonPositiveOne() {
+        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).redis().settings().commandTimeout())
+                .isEqualTo(Duration.ofMillis(5));
+        assertThatThrownBy(() -> new CheckProperties.Redis(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tollgate.redis.command-timeout");
     }
 
     @Test

@@ -42,12 +42,12 @@ final class EnvoyPod implements AutoCloseable {
     }
 
     /** A pod with its own id (pods in one JVM would otherwise count as one) over the given cluster and rules. */
-    static EnvoyPod start(String id, List<String> seeds, Map<String, String> extra) {
+    static EnvoyPod start(String id, String clusterNodes, Map<String, String> extra) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("server.port", "0");
         properties.put("tollgate.grpc.port", "0");
         properties.put("tollgate.grpc.address", "127.0.0.1");
-        properties.put("tollgate.redis.seeds", String.join(",", seeds));
+        properties.put("spring.data.redis.cluster.nodes", clusterNodes);
         properties.put("tollgate.redis.command-timeout", "2s");
         properties.put("tollgate.rules.file", "src/test/resources/rules-envoy-test.yml");
         properties.put("tollgate.rules.service-url", "");

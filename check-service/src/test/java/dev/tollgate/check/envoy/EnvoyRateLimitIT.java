@@ -46,8 +46,8 @@ class EnvoyRateLimitIT {
 
     @BeforeAll
     static void startPods() {
-        podA = EnvoyPod.start("envoy-a", RedisCluster.shared().seedUris(), Map.of());
-        podB = EnvoyPod.start("envoy-b", RedisCluster.shared().seedUris(), Map.of());
+        podA = EnvoyPod.start("envoy-a", RedisCluster.shared().clusterNodes(), Map.of());
+        podB = EnvoyPod.start("envoy-b", RedisCluster.shared().clusterNodes(), Map.of());
     }
 
     @AfterAll

@@ -1,6 +1,6 @@
 package dev.tollgate.check.envoy;
 
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
@@ -46,7 +46,7 @@ class EnvoyStoreDownIT {
     @BeforeAll
     static void start() {
         cluster = RedisCluster.builder().start();
-        pod = EnvoyPod.start("envoy-store-down", cluster.seedUris(),
+        pod = EnvoyPod.start("envoy-store-down", cluster.clusterNodes(),
                 Map.of("tollgate.redis.command-timeout", COMMAND_TIMEOUT.toMillis() + "ms"));
     }
 

@@ -161,7 +161,7 @@ class RulesWatchIT {
     /** A pod on the feed, showing it the token {@code watch-token} unless {@code auth} says otherwise. */
     private static ConfigurableApplicationContext startPod(String feedUrl, Path snapshotFile, String... auth) {
         List<String> arguments = new ArrayList<>(List.of("--server.port=0",
-                "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
                 "--tollgate.redis.command-timeout=2s",
                 "--tollgate.rules.service-url=" + feedUrl,
                 "--tollgate.rules.snapshot-file=" + snapshotFile));

@@ -2,9 +2,8 @@ package dev.tollgate.rules.store;
 
 /**
  * One change to record in the history, in the transaction that makes it: a {@link RuleChange}, an
- * {@link OverrideChange} or a {@link DescriptorChange}, each made by a factory named for what happened,
- * so that what a history row holds (which versions, which values before and after) follows from the
- * kind of change.
+ * {@link OverrideChange} or a {@link DescriptorChange}, each made by a factory named for what happened, so that what a history row
+ * holds (which versions, which values before and after) follows from the kind of change.
  */
 public sealed interface Change permits RuleChange, OverrideChange, DescriptorChange {
 
@@ -18,7 +17,7 @@ public sealed interface Change permits RuleChange, OverrideChange, DescriptorCha
 
     Kind kind();
 
-    /** The rule changed, or the rule the override changes; for descriptor mappings, their domain. */
+    /** The rule changed, or the rule the override changes; for a descriptor domain, the domain. */
     String ruleId();
 
     /** The subject of the bearer token that asked for it. */

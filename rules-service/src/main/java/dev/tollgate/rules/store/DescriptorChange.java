@@ -4,7 +4,7 @@ import dev.tollgate.common.descriptor.DescriptorDomain;
 
 /**
  * A domain's descriptor mappings created, replaced or deleted. The history keeps them as they were and
- * as they became, with their versions, under the domain's name (in the rule id column).
+ * as they became, with their versions, in the rule's column the domain (see the V2 migration).
  *
  * @param before the mappings before the change; none for a create
  * @param after  the mappings after it; none for a delete
@@ -19,16 +19,16 @@ public record DescriptorChange(Kind kind, DescriptorDomain before, DescriptorDom
         }
     }
 
-    public static DescriptorChange created(DescriptorDomain mappings, String actor, String reason) {
-        return new DescriptorChange(Kind.CREATE, null, mappings, actor, reason);
+    public static DescriptorChange created(DescriptorDomain domain, String actor, String reason) {
+        return new DescriptorChange(Kind.CREATE, null, domain, actor, reason);
     }
 
     public static DescriptorChange replaced(DescriptorDomain before, DescriptorDomain after, String actor, String reason) {
         return new DescriptorChange(Kind.REPLACE, before, after, actor, reason);
     }
 
-    public static DescriptorChange deleted(DescriptorDomain mappings, String actor, String reason) {
-        return new DescriptorChange(Kind.DELETE, mappings, null, actor, reason);
+    public static DescriptorChange deleted(DescriptorDomain domain, String actor, String reason) {
+        return new DescriptorChange(Kind.DELETE, domain, null, actor, reason);
     }
 
     @Override
