@@ -55,35 +55,36 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{/*
-The Redis Cluster endpoint and credentials, all from the Redis Secret; call with
-(dict "root" $ "prefix" "TOLLGATE_REDIS"). The prefix is the service's property group in environment
-form (check-service: tollgate.redis.*; rules-service: tollgate.usage.redis.*). Username and password are
-optional keys: a cluster without ACLs has neither, and an absent key leaves the property unset rather
-than set to an empty string.
+The Redis Cluster as Spring Boot takes it (spring.data.redis.*, the same for every service): nodes and
+credentials from the Redis Secret, TLS from redis.tls.enabled. Username and password are optional keys:
+a cluster without ACLs has neither, and an absent key leaves the property unset rather than set to an
+empty string.
 */}}
 {{- define "tollgate.redisEnv" -}}
-{{- $secret := include "tollgate.redisSecretName" .root -}}
-{{- $keys := .root.Values.redis.secretKeys -}}
-- name: {{ .prefix }}_SEEDS
+{{- $secret := include "tollgate.redisSecretName" . -}}
+{{- $keys := .Values.redis.secretKeys -}}
+- name: SPRING_DATA_REDIS_CLUSTER_NODES
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}
-      key: {{ $keys.seeds }}
-- name: {{ .prefix }}_USERNAME
+      key: {{ $keys.nodes }}
+- name: SPRING_DATA_REDIS_USERNAME
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}
       key: {{ $keys.username }}
       optional: true
-- name: {{ .prefix }}_PASSWORD
+- name: SPRING_DATA_REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ $secret }}
       key: {{ $keys.password }}
       optional: true
+- name: SPRING_DATA_REDIS_SSL_ENABLED
+  value: {{ .Values.redis.tls.enabled | quote }}
 {{- end }}
 
-{{/* "true" when pods must trust a private CA for rediss:// (empty otherwise). */}}
+{{/* "true" when pods must trust a private CA for TLS to Redis (empty otherwise). */}}
 {{- define "tollgate.redisPrivateCa" -}}
 {{- if and .Values.redis.tls.enabled .Values.redis.tls.privateCa -}}true{{- end -}}
 {{- end }}
@@ -103,7 +104,7 @@ a secret.
 {{- end }}
 
 {{/*
-Lettuce verifies rediss:// peers against the JVM's default truststore, which reads PKCS12/JKS, not PEM.
+Lettuce verifies TLS peers (spring.data.redis.ssl.enabled) against the JVM's default truststore, which reads PKCS12/JKS, not PEM.
 This init container copies the JRE's own cacerts and adds the Redis CA, so TLS to everything else (a
 JWKS URI, say) still verifies. It uses the component's image, which has keytool. Call with
 (dict "root" $ "image" .Values.checkService.image).
@@ -239,7 +240,7 @@ livenessProbe:
 
 {{/*
 The environment variable carrying one key of another region's Redis Secret for the rebalancer:
-(dict "region" "eu-west" "key" "seeds") gives TOLLGATE_REGION_EU_WEST_SEEDS.
+(dict "region" "eu-west" "key" "nodes") gives TOLLGATE_REGION_EU_WEST_NODES.
 */}}
 {{- define "tollgate.regionEnv" -}}
 {{- printf "TOLLGATE_REGION_%s_%s" (regexReplaceAll "[^A-Za-z0-9]" .region "_" | upper) (upper .key) -}}
@@ -261,7 +262,7 @@ budgetRebalancer.regions without the regions a values file set to null (YAML; re
 {{/*
 The rebalancer's tollgate.regions as a Spring config file: each region's slice of the default split,
 and the other regions' Redis Clusters by placeholders for the variables of their Secrets (this region
-reads its own through tollgate.redis.*). This region's slice must be the pods' regionDefaultShare, or
+reads its own through spring.data.redis.*). This region's slice must be the pods' regionDefaultShare, or
 the shares of a key without a budget would not sum to 1.
 */}}
 {{- define "tollgate.rebalancerRegions" -}}
@@ -280,9 +281,13 @@ tollgate:
     {{ $name }}:
       default-share: {{ required (printf "budgetRebalancer.regions.%s.defaultShare: the region's slice of the default split" $name) $region.defaultShare }}
       {{- if ne $name $own }}
-      seeds: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "seeds") -}} }
-      username: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "username") -}} :}
-      password: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "password") -}} :}
+      redis:
+        cluster:
+          nodes: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "nodes") -}} }
+        username: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "username") -}} :}
+        password: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "password") -}} :}
+        ssl:
+          enabled: {{ $.Values.redis.tls.enabled }}
       {{- end }}
 {{- end }}
 {{- end }}

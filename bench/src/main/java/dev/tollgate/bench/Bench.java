@@ -6,8 +6,8 @@ import dev.tollgate.bench.fleet.Fleet;
 import dev.tollgate.bench.load.Timeline;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.rules.RuleBook;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,6 +1,6 @@
 package dev.tollgate.rebalancer;
 
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.limiter.usage.UsageRecorder;
 import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.rebalancer.metrics.RebalancerMetrics;

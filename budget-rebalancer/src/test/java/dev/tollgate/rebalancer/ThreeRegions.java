@@ -112,7 +112,7 @@ final class ThreeRegions implements AutoCloseable {
         properties.put("spring.datasource.username", postgres.username());
         properties.put("spring.datasource.password", postgres.password());
         for (int i = 0; i < NAMES.size(); i++) {
-            properties.put("tollgate.regions." + NAMES.get(i) + ".seeds", String.join(",", seeds(NAMES.get(i))));
+            properties.put("tollgate.regions." + NAMES.get(i) + ".redis.cluster.nodes", cluster(NAMES.get(i)).clusterNodes());
             properties.put("tollgate.regions." + NAMES.get(i) + ".default-share", Double.toString(DEFAULT_SPLIT[i]));
         }
         properties.put("tollgate.rebalancer.period", period.toMillis() + "ms");

@@ -37,13 +37,20 @@ class DockerComposeTest {
         assertThat(service("postgres").at("image").text()).startsWith("postgres:16");
     }
 
+    @Test
+    void publishesEnvoysRateLimitServiceBesideTheHttpCheck() {
+        assertThat(service("check-service").texts("ports")).containsExactly("127.0.0.1:8080:8080", "127.0.0.1:8090:8090");
+        assertThat(service("rules-service").texts("ports")).hasSize(1);
+        assertThat(service("budget-rebalancer").texts("ports")).hasSize(1);
+    }
+
     @ParameterizedTest
     @CsvSource({"check-service, 8080", "rules-service, 8081", "budget-rebalancer, 8082"})
     void publishesEachServiceOnItsPortAndChecksItsReadiness(String name, int port) {
         Tree service = service(name);
 
         // loopback only: rules-service takes a static admin token here (review L6)
-        assertThat(service.at("ports").value()).isEqualTo(List.of("127.0.0.1:" + port + ":" + port));
+        assertThat(service.texts("ports")).first().isEqualTo("127.0.0.1:" + port + ":" + port);
         assertThat(service.at("build").text()).isEqualTo("./" + name);
         assertThat(service.texts("healthcheck", "test"))
                 .contains("http://127.0.0.1:" + port + "/actuator/health/readiness");
@@ -118,8 +125,8 @@ class DockerComposeTest {
         assertThat(checkService.at("environment", "TOLLGATE_RULES_SERVICE_URL").text()).isEqualTo("http://rules-service:8081");
         assertThat(checkService.texts("volumes")).contains("check-rules-snapshot:/var/lib/tollgate");
         assertThat(checkService.at("depends_on", "redis-cluster-init", "condition").text()).isEqualTo("service_completed_successfully");
-        assertThat(checkService.at("environment", "TOLLGATE_REDIS_SEEDS").text().split(","))
-                .hasSize(6).allSatisfy(seed -> assertThat(seed).matches("redis://redis-[1-6]:6379"));
+        assertThat(checkService.at("environment", "SPRING_DATA_REDIS_CLUSTER_NODES").text().split(","))
+                .hasSize(6).allSatisfy(node -> assertThat(node).matches("redis-[1-6]:6379"));
     }
 
     @Test

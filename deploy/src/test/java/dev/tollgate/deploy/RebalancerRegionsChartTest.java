@@ -29,7 +29,7 @@ class RebalancerRegionsChartTest {
         assertThat(regions).containsOnlyKeys("us-east", "eu-west", "ap-south");
         double sum = regions.values().stream().mapToDouble(r -> ((Number) ((Map<?, ?>) r).get("default-share")).doubleValue()).sum();
         assertThat(sum).as("the default split sums to 1").isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(((Map<?, ?>) regions.get(region)).keySet()).as("this region reads its own Redis through tollgate.redis.*")
+        assertThat(((Map<?, ?>) regions.get(region)).keySet()).as("this region reads its own Redis through spring.data.redis.*")
                 .isEqualTo(java.util.Set.of("default-share"));
 
         Tree container = release.one("Deployment", DEPLOYMENT).named("budget-rebalancer", "spec", "template", "spec", "containers");
@@ -41,14 +41,16 @@ class RebalancerRegionsChartTest {
             }
             Map<?, ?> config = (Map<?, ?>) regions.get(other);
             String variable = "TOLLGATE_REGION_" + other.toUpperCase().replace('-', '_');
-            assertThat(config.get("seeds")).isEqualTo("${" + variable + "_SEEDS}");
-            assertThat(config.get("password")).as("optional: a cluster without AUTH").isEqualTo("${" + variable + "_PASSWORD:}");
-            Tree seeds = container.named(variable + "_SEEDS", "env").at("valueFrom", "secretKeyRef");
-            assertThat(seeds.at("name").text()).isEqualTo("tollgate-redis-" + other);
-            assertThat(seeds.at("key").text()).isEqualTo("seeds");
+            Map<?, ?> redis = (Map<?, ?>) config.get("redis");
+            assertThat(((Map<?, ?>) redis.get("cluster")).get("nodes")).isEqualTo("${" + variable + "_NODES}");
+            assertThat(redis.get("password")).as("optional: a cluster without AUTH").isEqualTo("${" + variable + "_PASSWORD:}");
+            assertThat(((Map<?, ?>) redis.get("ssl")).get("enabled")).as("the release's redis.tls.enabled").isEqualTo(true);
+            Tree nodes = container.named(variable + "_NODES", "env").at("valueFrom", "secretKeyRef");
+            assertThat(nodes.at("name").text()).isEqualTo("tollgate-redis-" + other);
+            assertThat(nodes.at("key").text()).isEqualTo("nodes");
             assertThat(container.named(variable + "_PASSWORD", "env").at("valueFrom", "secretKeyRef", "optional").value()).isEqualTo(true);
         }
-        assertThat(container.named("TOLLGATE_REGION_" + region.toUpperCase().replace('-', '_') + "_SEEDS", "env").exists()).isFalse();
+        assertThat(container.named("TOLLGATE_REGION_" + region.toUpperCase().replace('-', '_') + "_NODES", "env").exists()).isFalse();
     }
 
     @Test

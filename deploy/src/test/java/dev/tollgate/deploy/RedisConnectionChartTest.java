@@ -9,13 +9,13 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** How pods find and authenticate to the region's Redis Cluster: seeds, ACL user, password and CA, all from one Secret. */
+/** How pods find and authenticate to the region's Redis Cluster: Spring Boot's spring.data.redis.*, nodes, ACL user, password and CA from one Secret. */
 class RedisConnectionChartTest {
 
     private static final Map<String, Object> CHART_MADE_SECRETS = Map.of(
             "redis", Map.of(
                     "existingSecret", "",
-                    "seeds", List.of("rediss://redis-0.internal:6379", "rediss://redis-1.internal:6379"),
+                    "nodes", List.of("redis-0.internal:6379", "redis-1.internal:6379"),
                     "username", "tollgate",
                     "password", "redis-secret",
                     "tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")),
@@ -27,16 +27,17 @@ class RedisConnectionChartTest {
 
     @ParameterizedTest
     @CsvSource({
-            "tollgate-check-service,    check-service,     TOLLGATE_REDIS",
-            "tollgate-rules-service,    rules-service,     TOLLGATE_USAGE_REDIS",
-            "tollgate-budget-rebalancer, budget-rebalancer, TOLLGATE_REDIS"})
-    void readsSeedsUserAndPasswordFromTheExistingSecret(String deployment, String container, String prefix) {
+            "tollgate-check-service,    check-service",
+            "tollgate-rules-service,    rules-service",
+            "tollgate-budget-rebalancer, budget-rebalancer"})
+    void readsNodesUserAndPasswordFromTheExistingSecretAsSpringBootTakesThem(String deployment, String container) {
         Tree env = TollgateChart.render("us-east").one("Deployment", deployment)
                 .named(container, "spec", "template", "spec", "containers");
 
-        assertSecretRef(env.named(prefix + "_SEEDS", "env"), "tollgate-redis", "seeds", false);
-        assertSecretRef(env.named(prefix + "_USERNAME", "env"), "tollgate-redis", "username", true);
-        assertSecretRef(env.named(prefix + "_PASSWORD", "env"), "tollgate-redis", "password", true);
+        assertSecretRef(env.named("SPRING_DATA_REDIS_CLUSTER_NODES", "env"), "tollgate-redis", "nodes", false);
+        assertSecretRef(env.named("SPRING_DATA_REDIS_USERNAME", "env"), "tollgate-redis", "username", true);
+        assertSecretRef(env.named("SPRING_DATA_REDIS_PASSWORD", "env"), "tollgate-redis", "password", true);
+        assertThat(env.named("SPRING_DATA_REDIS_SSL_ENABLED", "env").at("value").text()).isEqualTo("true");
     }
 
     @ParameterizedTest
@@ -78,7 +79,7 @@ class RedisConnectionChartTest {
         Tree secret = release.one("Secret", "tollgate-redis");
 
         assertThat(secret.at("stringData").map())
-                .containsEntry("seeds", "rediss://redis-0.internal:6379,rediss://redis-1.internal:6379")
+                .containsEntry("nodes", "redis-0.internal:6379,redis-1.internal:6379")
                 .containsEntry("username", "tollgate")
                 .containsEntry("password", "redis-secret")
                 .containsKey("ca.crt");
@@ -93,22 +94,23 @@ class RedisConnectionChartTest {
         // An empty username would be sent as an ACL user named ""; an absent key leaves the property unset.
         Map<String, Object> noAcl = Map.of("redis", Map.of(
                 "existingSecret", "",
-                "seeds", List.of("rediss://redis-0:6379"),
+                "nodes", List.of("redis-0:6379"),
                 "tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\n")));
 
         Tree secret = TollgateChart.render("ap-south", noAcl).one("Secret", "tollgate-redis");
 
-        assertThat(secret.at("stringData").map()).containsOnlyKeys("seeds", "ca.crt");
+        assertThat(secret.at("stringData").map()).containsOnlyKeys("nodes", "ca.crt");
     }
 
     @Test
-    void refusesPlainRedisSeedsWhenTlsIsOn() {
-        Map<String, Object> plain = Map.of("redis", Map.of(
-                "existingSecret", "", "seeds", List.of("redis://redis-0:6379"), "tls", Map.of("ca", "x")));
+    void refusesANodeGivenAsAUri() {
+        // spring.data.redis.cluster.nodes takes host:port; a rediss:// seed of old would be read as host "rediss"
+        Map<String, Object> uri = Map.of("redis", Map.of(
+                "existingSecret", "", "nodes", List.of("rediss://redis-0:6379"), "tls", Map.of("ca", "x")));
 
-        String error = TollgateChart.renderFailure(List.of(TollgateChart.valuesFile("us-east"), TollgateChart.writeValues(plain)));
+        String error = TollgateChart.renderFailure(List.of(TollgateChart.valuesFile("us-east"), TollgateChart.writeValues(uri)));
 
-        assertThat(error).contains("redis://redis-0:6379").contains("rediss://");
+        assertThat(error).contains("rediss://redis-0:6379").contains("host:port");
     }
 
     private static void assertSecretRef(Tree env, String secret, String key, boolean optional) {

@@ -4,7 +4,7 @@ import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 
 import java.util.function.IntSupplier;
 

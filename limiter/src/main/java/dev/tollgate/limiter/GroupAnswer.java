@@ -2,7 +2,7 @@ package dev.tollgate.limiter;
 
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.common.check.Verdict;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 
 import java.util.List;
 import java.util.function.IntFunction;

@@ -2,7 +2,7 @@ package dev.tollgate.limiter;
 
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.Spend;
 
 import java.util.ArrayList;
 import java.util.List;

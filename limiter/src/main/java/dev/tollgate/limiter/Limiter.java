@@ -8,19 +8,19 @@ import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.FixedWindows;
-import dev.tollgate.limiter.algorithm.GroupReply;
-import dev.tollgate.limiter.algorithm.Refunds;
-import dev.tollgate.limiter.algorithm.ScriptCall;
-import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.SpendCall;
+import dev.tollgate.store.script.FixedWindows;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.Refunds;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.breaker.ShardBreakers;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.StoreException;
 import dev.tollgate.limiter.usage.UsageSink;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Timer;
@@ -346,7 +346,8 @@ public final class Limiter {
             }
             KeyGroup group = groups.get(g);
             for (int i = 0; i < group.size(); i++) {
-                EntryResult result = answer.results().get(i);
+                // the quota is the limit the entry was measured against, for the RateLimit headers
+                EntryResult result = answer.results().get(i).withQuotaOf(group.rule(i));
                 metrics.decided(result.rule(), result.verdict());
                 long cost = 0;
                 for (int entry : group.entryIndexes(i)) {

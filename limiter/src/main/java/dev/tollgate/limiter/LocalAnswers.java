@@ -3,13 +3,13 @@ package dev.tollgate.limiter;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.tollgate.common.check.EntryResult;
-import dev.tollgate.limiter.algorithm.GroupReply;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.Spend;
 import dev.tollgate.limiter.local.DenyCache;
 import dev.tollgate.limiter.local.Leases;
 import dev.tollgate.limiter.local.LocalBuckets;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 
 import java.time.Duration;
 import java.util.List;

@@ -4,8 +4,8 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -5,7 +5,7 @@ import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

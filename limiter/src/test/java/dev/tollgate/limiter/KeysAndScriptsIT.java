@@ -8,7 +8,7 @@ import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.testsupport.redis.Node;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;

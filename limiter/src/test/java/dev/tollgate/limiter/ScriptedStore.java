@@ -1,7 +1,7 @@
 package dev.tollgate.limiter;
 
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.LuaScript;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

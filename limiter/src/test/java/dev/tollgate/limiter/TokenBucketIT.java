@@ -6,7 +6,7 @@ import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.key.RedisKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

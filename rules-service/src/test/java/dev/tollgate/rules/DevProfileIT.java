@@ -1,6 +1,7 @@
 package dev.tollgate.rules;
 
 import dev.tollgate.testsupport.postgres.Postgres;
+import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -32,7 +33,8 @@ class DevProfileIT {
         registry.add("spring.datasource.url", () -> DATABASE);
         registry.add("spring.datasource.username", () -> Postgres.shared().username());
         registry.add("spring.datasource.password", () -> Postgres.shared().password());
-        registry.add("tollgate.usage.redis.seeds", () -> "");
+        // a port nobody listens on: the usage endpoint answers 503, everything else serves
+        registry.add("spring.data.redis.cluster.nodes", () -> "127.0.0.1:" + RedisCluster.reservePorts(1).get(0));
     }
 
     @Test

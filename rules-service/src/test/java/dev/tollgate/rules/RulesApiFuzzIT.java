@@ -78,8 +78,8 @@ class RulesApiFuzzIT {
                         "--tollgate.watch.timeout=1500ms",
                         "--tollgate.watch.poll=50ms",
                         "--tollgate.usage.region=us-east",
-                        "--tollgate.usage.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
-                        "--tollgate.usage.redis.command-timeout=1s");
+                        "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
+                        "--spring.data.redis.timeout=1s");
         run = new FuzzRun("rules-service fuzz", ((WebServerApplicationContext) service).getWebServer().getPort(), TIMEOUT, MAX_STALLS);
         token = TestTokens.all("fuzzer");
     }

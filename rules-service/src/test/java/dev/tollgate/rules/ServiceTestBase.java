@@ -49,8 +49,8 @@ abstract class ServiceTestBase {
         registry.add("tollgate.watch.timeout", () -> "1500ms");
         registry.add("tollgate.watch.poll", () -> "50ms");
         registry.add("tollgate.usage.region", () -> "us-east");
-        registry.add("tollgate.usage.redis.seeds", () -> String.join(",", RedisCluster.shared().seedUris()));
-        registry.add("tollgate.usage.redis.command-timeout", () -> "1s");
+        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
+        registry.add("spring.data.redis.timeout", () -> "1s");
     }
 
     @BeforeEach

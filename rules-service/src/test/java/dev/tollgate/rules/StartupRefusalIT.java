@@ -1,6 +1,7 @@
 package dev.tollgate.rules;
 
 import dev.tollgate.testsupport.postgres.Postgres;
+import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 
@@ -69,7 +70,7 @@ class StartupRefusalIT {
                 "--spring.datasource.url=" + postgres.newDatabase("rules_refused"),
                 "--spring.datasource.username=" + postgres.username(),
                 "--spring.datasource.password=" + postgres.password(),
-                "--tollgate.usage.redis.seeds="));
+                "--spring.data.redis.cluster.nodes=127.0.0.1:" + RedisCluster.reservePorts(1).get(0)));
         for (String property : extra) {
             arguments.add("--" + property);
         }

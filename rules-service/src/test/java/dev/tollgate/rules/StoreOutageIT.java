@@ -1,6 +1,7 @@
 package dev.tollgate.rules;
 
 import dev.tollgate.testsupport.postgres.Postgres;
+import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,8 @@ class StoreOutageIT {
         TestTokens.trustThroughKeyFile(registry);
         registry.add("tollgate.watch.timeout", () -> "1500ms");
         registry.add("tollgate.watch.poll", () -> "50ms");
-        registry.add("tollgate.usage.redis.seeds", () -> "");
+        // a port nobody listens on: the usage endpoint answers 503, everything else serves
+        registry.add("spring.data.redis.cluster.nodes", () -> "127.0.0.1:" + RedisCluster.reservePorts(1).get(0));
     }
 
     @AfterAll

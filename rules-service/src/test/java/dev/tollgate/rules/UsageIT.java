@@ -2,12 +2,12 @@ package dev.tollgate.rules;
 
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.ScriptCall;
-import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.algorithm.SpendCall;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.usage.UsageKeys;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,7 +5,7 @@ import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.Optimizations;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
-import dev.tollgate.limiter.store.CounterStore;
+import dev.tollgate.store.CounterStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 

@@ -1,8 +1,8 @@
 package dev.tollgate.bench.fleet;
 
 import dev.tollgate.bench.load.Timeline;
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.LuaScript;
 
 import java.util.List;
 import java.util.Map;

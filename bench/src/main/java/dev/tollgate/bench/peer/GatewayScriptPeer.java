@@ -1,8 +1,8 @@
 package dev.tollgate.bench.peer;
 
 import dev.tollgate.bench.load.Answer;
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.LuaScript;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

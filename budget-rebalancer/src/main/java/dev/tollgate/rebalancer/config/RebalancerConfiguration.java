@@ -10,15 +10,24 @@ import dev.tollgate.rebalancer.store.ConnectionSource;
 import dev.tollgate.rebalancer.store.LeaderLock;
 import dev.tollgate.rebalancer.usage.RegionEndpoint;
 import dev.tollgate.rebalancer.usage.UsageReader;
+import dev.tollgate.store.spring.ClusterClients;
+import dev.tollgate.store.spring.RetiredProperties;
+import dev.tollgate.store.spring.SpringDataCounterReads;
+import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import java.sql.DriverManager;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
@@ -29,22 +38,44 @@ class RebalancerConfiguration {
     private static final Logger log = LoggerFactory.getLogger(RebalancerConfiguration.class);
 
     @Bean
-    List<RegionsProperties.Resolved> regions(RegionsProperties regions, RebalancerProperties rebalancer) {
-        List<RegionsProperties.Resolved> resolved = regions.resolve(rebalancer.readDeadline());
+    List<RegionsProperties.Resolved> regions(RegionsProperties regions) {
+        List<RegionsProperties.Resolved> resolved = regions.resolve();
         log.info("rebalancing across {}", resolved.stream()
-                .map(r -> r.endpoint().name() + " (default share " + r.defaultShare() + ")").toList());
+                .map(r -> r.name() + " (default share " + r.defaultShare() + ")").toList());
         return resolved;
     }
 
     @Bean
     BudgetSplit budgetSplit(List<RegionsProperties.Resolved> regions, RebalancerProperties rebalancer) {
-        return new BudgetSplit(regions.stream().map(r -> r.endpoint().name()).toList(),
+        return new BudgetSplit(regions.stream().map(RegionsProperties.Resolved::name).toList(),
                 regions.stream().mapToDouble(RegionsProperties.Resolved::defaultShare).toArray(), rebalancer.floor());
     }
 
+    /** The other regions' connection factories: Spring Boot makes one, from spring.data.redis.*, for this region. */
     @Bean(destroyMethod = "close")
-    UsageReader usageReader(List<RegionsProperties.Resolved> regions, RebalancerProperties rebalancer) {
-        List<RegionEndpoint> endpoints = regions.stream().map(RegionsProperties.Resolved::endpoint).toList();
+    RegionConnections regionConnections(ClientResources resources, ObjectProvider<SslBundles> bundles) {
+        return new RegionConnections(resources, bundles.getIfAvailable());
+    }
+
+    /**
+     * Each region's usage through the counter store's read port over Spring Data Redis: this instance's own
+     * region on the factory Spring Boot configures from {@code spring.data.redis.*} unless its region names
+     * a Redis of its own, every other region on one built from {@code tollgate.regions.<name>.redis}.
+     */
+    @Bean
+    UsageReader usageReader(List<RegionsProperties.Resolved> regions, RebalancerProperties rebalancer, LettuceConnectionFactory own,
+                            RegionConnections connections, Environment environment) {
+        RetiredProperties.refuse(environment, RetiredProperties.REDIS);
+        List<RegionEndpoint> endpoints = new ArrayList<>();
+        for (RegionsProperties.Resolved region : regions) {
+            LettuceConnectionFactory factory = region.redis().map(redis -> connections.factory(region.name(), redis)).orElse(own);
+            if (!ClusterClients.isCluster(factory)) {
+                throw new IllegalStateException("spring.data.redis.cluster.nodes (SPRING_DATA_REDIS_CLUSTER_NODES): name region "
+                        + region.name() + "'s Redis Cluster nodes (host:port, comma-separated), or give it tollgate.regions."
+                        + region.name() + ".redis.cluster.nodes");
+            }
+            endpoints.add(new RegionEndpoint(region.name(), new SpringDataCounterReads(factory, rebalancer.readDeadline())));
+        }
         return new UsageReader(endpoints, rebalancer.readDeadline());
     }
 

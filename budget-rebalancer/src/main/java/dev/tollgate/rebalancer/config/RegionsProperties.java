@@ -1,106 +1,80 @@
 package dev.tollgate.rebalancer.config;
 
-import dev.tollgate.limiter.store.RedisStoreSettings;
-import dev.tollgate.rebalancer.usage.RegionEndpoint;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
  * The regions whose usage the rebalancer reads, each with its Redis Cluster and its slice of the
- * default split:
+ * default split. Each region's {@code redis} takes what Spring Boot's {@code spring.data.redis} takes
+ * (cluster nodes, username, password, ssl, timeouts):
  *
  * <pre>
- * tollgate.regions.us-east.seeds=rediss://redis.us-east.internal:6379
  * tollgate.regions.us-east.default-share=0.60
- * tollgate.regions.eu-west.seeds=...      (default-share 0.25)
- * tollgate.regions.ap-south.seeds=...     (default-share 0.15)
+ * tollgate.regions.eu-west.redis.cluster.nodes=redis-1.eu-west.internal:6379,redis-2.eu-west.internal:6379
+ * tollgate.regions.eu-west.redis.ssl.enabled=true
+ * tollgate.regions.eu-west.default-share=0.25
+ * tollgate.regions.ap-south.redis.cluster.nodes=...      (default-share 0.15)
  * </pre>
  *
  * The instance's own region ({@code tollgate.region}, e.g. {@code TOLLGATE_REGION}) may leave out its
- * seeds: they default to {@code tollgate.redis.*}, the same {@code TOLLGATE_REDIS_*} variables its
- * pods use. With no {@code tollgate.regions} at all there is one region, its share always 1.
+ * {@code redis}: it is then {@code spring.data.redis.*}, the same {@code SPRING_DATA_REDIS_*} variables
+ * its pods use. With no {@code tollgate.regions} at all there is one region, its share always 1.
  *
  * <p>The default split must be the one the pods use: a pod applies its {@code tollgate.region.default-share}
  * to every key without a budget row, so the two must agree for the shares of such a key to sum to 1.
  *
  * @param region  this instance's region, or empty
- * @param redis   this instance's region's Redis Cluster
  * @param regions every region by the name its budget rows carry
  */
 @ConfigurationProperties("tollgate")
-public record RegionsProperties(String region, Redis redis, Map<String, Region> regions) {
+public record RegionsProperties(String region, Map<String, Region> regions) {
 
     public RegionsProperties {
         region = region == null || region.isBlank() ? null : region.trim();
-        redis = redis == null ? new Redis(null, null, null) : redis;
         regions = regions == null ? Map.of() : regions;
     }
 
-    /** @param seeds redis:// or rediss:// URIs of the cluster's nodes, comma-separated in a variable */
-    public record Redis(List<String> seeds, String username, String password) {
-
-        public Redis {
-            seeds = seeds == null ? List.of() : seeds.stream().filter(s -> s != null && !s.isBlank()).map(String::trim).toList();
-            username = username == null || username.isBlank() ? null : username;
-            password = password == null || password.isBlank() ? null : password;
-        }
-
-        @Override
-        public String toString() {
-            return "Redis[seeds=" + seeds + ", username=" + username + ", password=" + (password == null ? "none" : "****") + "]";
-        }
+    /**
+     * @param defaultShare the region's slice of the default split; required with more than one region
+     * @param redis        its Redis Cluster, as {@code spring.data.redis} would take it
+     */
+    public record Region(Double defaultShare, DataRedisProperties redis) {
     }
 
-    /** @param defaultShare the region's slice of the default split; required with more than one region */
-    public record Region(List<String> seeds, String username, String password, Double defaultShare) {
-
-        public Region {
-            seeds = seeds == null ? List.of() : seeds.stream().filter(s -> s != null && !s.isBlank()).map(String::trim).toList();
-            username = username == null || username.isBlank() ? null : username;
-            password = password == null || password.isBlank() ? null : password;
-        }
-
-        @Override
-        public String toString() {
-            return "Region[seeds=" + seeds + ", username=" + username + ", password=" + (password == null ? "none" : "****")
-                    + ", defaultShare=" + defaultShare + "]";
-        }
-    }
-
-    /** A region resolved: its endpoint and its default share. */
-    public record Resolved(RegionEndpoint endpoint, double defaultShare) {
+    /**
+     * A region resolved.
+     *
+     * @param redis its Redis Cluster; empty for this instance's own region when it is {@code spring.data.redis.*}
+     */
+    public record Resolved(String name, double defaultShare, Optional<DataRedisProperties> redis) {
     }
 
     /**
      * Every region, sorted by name (so the order, and which region absorbs rounding, never depends on how
-     * the properties were given), with its Redis settings; fails with the property to fix.
+     * the properties were given), with its Redis; fails with the property to fix.
      */
-    public List<Resolved> resolve(Duration commandTimeout) {
+    public List<Resolved> resolve() {
         if (regions.isEmpty()) {
-            String name = region == null ? "local" : region;
-            if (redis.seeds().isEmpty()) {
-                throw new IllegalArgumentException("tollgate.redis.seeds (TOLLGATE_REDIS_SEEDS): name the region's Redis Cluster, "
-                        + "or list every region under tollgate.regions.<name>.seeds");
-            }
-            return List.of(new Resolved(endpoint(name, redis.seeds(), redis.username(), redis.password(), commandTimeout), 1.0));
+            return List.of(new Resolved(region == null ? "local" : region, 1.0, Optional.empty()));
         }
         if (region != null && !regions.containsKey(region)) {
             throw new IllegalArgumentException("tollgate.region is " + region + " but tollgate.regions names only " + regions.keySet()
-                    + ": add tollgate.regions." + region + ".default-share (its seeds default to tollgate.redis.seeds)");
+                    + ": add tollgate.regions." + region + ".default-share (its Redis defaults to spring.data.redis.*)");
         }
         List<Resolved> resolved = new ArrayList<>();
         for (Map.Entry<String, Region> entry : new TreeMap<>(regions).entrySet()) {
             String name = entry.getKey();
-            Region config = entry.getValue() == null ? new Region(null, null, null, null) : entry.getValue();
-            boolean own = name.equals(region) && config.seeds().isEmpty();
-            List<String> seeds = own ? redis.seeds() : config.seeds();
-            if (seeds.isEmpty()) {
-                throw new IllegalArgumentException("tollgate.regions." + name + ".seeds: name at least one redis://host:port of that region's cluster");
+            Region config = entry.getValue() == null ? new Region(null, null) : entry.getValue();
+            Optional<DataRedisProperties> redis = Optional.ofNullable(config.redis()).filter(RegionsProperties::namesNodes);
+            if (redis.isEmpty() && !name.equals(region)) {
+                throw new IllegalArgumentException("tollgate.regions." + name + ".redis.cluster.nodes: name that region's Redis Cluster nodes "
+                        + "(host:port, comma-separated)");
             }
             Double share = config.defaultShare();
             if (share == null) {
@@ -110,13 +84,13 @@ public record RegionsProperties(String region, Redis redis, Map<String, Region> 
                 }
                 share = 1.0;
             }
-            resolved.add(new Resolved(endpoint(name, seeds, own ? redis.username() : config.username(),
-                    own ? redis.password() : config.password(), commandTimeout), share));
+            resolved.add(new Resolved(name, share, redis));
         }
         return resolved;
     }
 
-    private static RegionEndpoint endpoint(String name, List<String> seeds, String username, String password, Duration timeout) {
-        return new RegionEndpoint(name, new RedisStoreSettings(seeds, username, password, timeout, null));
+    private static boolean namesNodes(DataRedisProperties redis) {
+        return redis.getCluster() != null && redis.getCluster().getNodes() != null
+                && redis.getCluster().getNodes().stream().anyMatch(node -> node != null && !node.isBlank());
     }
 }

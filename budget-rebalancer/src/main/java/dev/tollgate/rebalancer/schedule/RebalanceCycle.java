@@ -1,6 +1,6 @@
 package dev.tollgate.rebalancer.schedule;
 
-import dev.tollgate.limiter.usage.UsageKeys;
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.rebalancer.budget.BudgetBook;
 import dev.tollgate.rebalancer.budget.Plan;
 import dev.tollgate.rebalancer.budget.StoredBudgets;

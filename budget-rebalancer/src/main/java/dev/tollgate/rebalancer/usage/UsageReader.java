@@ -1,10 +1,7 @@
 package dev.tollgate.rebalancer.usage;
 
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.StoreException;
-import dev.tollgate.limiter.usage.UsageKeys;
 import dev.tollgate.rebalancer.budget.BudgetKey;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import dev.tollgate.store.read.UsageWindow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,32 +16,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Reads one usage window from every region's Redis Cluster: {@link UsageKeys#SHARDS} HGETALLs per
- * region, all in flight at once (Lettuce pipelines them per node), every region in parallel. A region
- * counts as read only when every shard answered in time: a shard missing would make its keys look idle
- * there and hand their share to the other regions.
+ * Reads one usage window from every region's Redis Cluster through the counter store's read port: all
+ * of a region's shards in flight at once, every region in parallel. A region counts as read only when
+ * every shard answered in time: a shard missing would make its keys look idle there and hand their share
+ * to the other regions.
  */
-public final class UsageReader implements AutoCloseable {
+public final class UsageReader {
 
     private static final Logger log = LoggerFactory.getLogger(UsageReader.class);
 
     private final List<RegionEndpoint> regions;
-    private final List<RedisCounterStore> stores;
     private final Duration deadline;
     /** Per region, whether the last read failed: an outage is logged when it starts and ends, not every cycle. */
     private final boolean[] failing;
     /** Keys the last read found: the next map is sized for as many, not grown through a dozen rehashes. */
     private int lastKeys;
 
-    /** Connects to every region, in the background: a region down at start-up is just unreachable. */
     public UsageReader(List<RegionEndpoint> regions, Duration deadline) {
         this.regions = List.copyOf(regions);
         this.deadline = deadline;
-        this.stores = new ArrayList<>(regions.size());
         this.failing = new boolean[regions.size()];
-        for (RegionEndpoint region : regions) {
-            stores.add(RedisCounterStore.connect(region.redis()));
-        }
     }
 
     public List<String> regionNames() {
@@ -53,10 +44,9 @@ public final class UsageReader implements AutoCloseable {
 
     public WindowUsage read(long windowStart) {
         int n = regions.size();
-        List<String> names = UsageKeys.windows(windowStart);
-        List<List<CompletableFuture<Map<String, String>>>> replies = new ArrayList<>(n);
-        for (RedisCounterStore store : stores) {
-            replies.add(send(store, names));
+        List<CompletableFuture<UsageWindow>> replies = new ArrayList<>(n);
+        for (RegionEndpoint region : regions) {
+            replies.add(send(region, windowStart));
         }
         long until = System.nanoTime() + deadline.toNanos();
         boolean[] reachable = new boolean[n];
@@ -64,8 +54,8 @@ public final class UsageReader implements AutoCloseable {
         Map<String, String> ruleIds = new HashMap<>();
         long fields = 0;
         for (int region = 0; region < n; region++) {
-            List<Map<String, String>> hashes = await(region, replies.get(region), until);
-            if (hashes == null) {
+            UsageWindow window = await(region, replies.get(region), until);
+            if (window == null) {
                 failing[region] = true;
                 continue;
             }
@@ -74,39 +64,29 @@ public final class UsageReader implements AutoCloseable {
                 log.info("usage of region {} is read again", regions.get(region).name());
             }
             reachable[region] = true;
-            for (Map<String, String> hash : hashes) {
-                for (Map.Entry<String, String> field : hash.entrySet()) {
-                    fields++;
-                    add(byKey, ruleIds, region, n, field.getKey(), field.getValue());
-                }
-            }
+            fields += window.fields();
+            int index = region;
+            window.forEach((ruleId, key, cost) -> {
+                // one String per rule id, not one per field: 240,000 keys share a handful of rules
+                String rule = ruleIds.computeIfAbsent(ruleId, id -> id);
+                byKey.computeIfAbsent(new BudgetKey(rule, key), k -> new long[n])[index] += cost;
+            });
         }
         lastKeys = byKey.size();
         return new WindowUsage(windowStart, byKey, reachable, fields);
     }
 
-    private static List<CompletableFuture<Map<String, String>>> send(RedisCounterStore store, List<String> names) {
-        RedisAdvancedClusterAsyncCommands<String, String> commands;
+    private static CompletableFuture<UsageWindow> send(RegionEndpoint region, long windowStart) {
         try {
-            commands = store.connection().async();
-        } catch (StoreException e) {
-            return null;
+            return region.store().usageWindow(windowStart);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        List<CompletableFuture<Map<String, String>>> replies = new ArrayList<>(names.size());
-        for (String name : names) {
-            replies.add(commands.hgetall(name).toCompletableFuture());
-        }
-        return replies;
     }
 
-    private List<Map<String, String>> await(int region, List<CompletableFuture<Map<String, String>>> replies, long until) {
-        if (replies == null) {
-            unreadable(region, "not connected to its Redis Cluster");
-            return null;
-        }
+    private UsageWindow await(int region, CompletableFuture<UsageWindow> reply, long until) {
         try {
-            CompletableFuture.allOf(replies.toArray(CompletableFuture<?>[]::new))
-                    .get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return reply.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
@@ -115,11 +95,6 @@ public final class UsageReader implements AutoCloseable {
             unreadable(region, cause.toString());
             return null;
         }
-        List<Map<String, String>> hashes = new ArrayList<>(replies.size());
-        for (CompletableFuture<Map<String, String>> reply : replies) {
-            hashes.add(reply.join());
-        }
-        return hashes;
     }
 
     private void unreadable(int region, String why) {
@@ -131,30 +106,4 @@ public final class UsageReader implements AutoCloseable {
         }
     }
 
-    private static void add(Map<BudgetKey, long[]> byKey, Map<String, String> ruleIds, int region, int regions,
-                            String field, String value) {
-        UsageKeys.Field parsed = UsageKeys.Field.parse(field);
-        if (parsed == null) {
-            return;
-        }
-        long cost;
-        try {
-            cost = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            return;
-        }
-        if (cost <= 0) {
-            return;
-        }
-        // one String per rule id, not one per field: 240,000 keys share a handful of rules
-        String ruleId = ruleIds.computeIfAbsent(parsed.ruleId(), id -> id);
-        byKey.computeIfAbsent(new BudgetKey(ruleId, parsed.key()), k -> new long[regions])[region] += cost;
-    }
-
-    @Override
-    public void close() {
-        for (RedisCounterStore store : stores) {
-            store.close();
-        }
-    }
 }

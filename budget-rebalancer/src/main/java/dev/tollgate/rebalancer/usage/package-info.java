@@ -1,5 +1,5 @@
 /**
- * Reading the usage the pods report: one closed window from every region's Redis Cluster, in the layout
- * of {@link dev.tollgate.limiter.usage.UsageKeys}.
+ * Reading the usage the pods report: one closed window from every region's Redis Cluster, through the
+ * counter store's read port ({@link dev.tollgate.store.read.CounterReads#usageWindow}).
  */
 package dev.tollgate.rebalancer.usage;

@@ -1,8 +1,8 @@
 package dev.tollgate.rebalancer.bench;
 
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.limiter.usage.RedisUsageStore;
-import dev.tollgate.limiter.usage.UsageKeys;
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.limiter.usage.UsageRecorder;
 import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.rebalancer.budget.BudgetBook;
@@ -15,9 +15,13 @@ import dev.tollgate.rebalancer.store.LeaderLock;
 import dev.tollgate.rebalancer.usage.RegionEndpoint;
 import dev.tollgate.rebalancer.usage.UsageReader;
 import dev.tollgate.testsupport.postgres.Postgres;
+import dev.tollgate.store.spring.SpringDataCounterReads;
+import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.flywaydb.core.Flyway;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -84,14 +88,17 @@ public final class RebalanceBench {
             report("usage written, second window (every key's split moved)", writeUsage(clusters, firstWindow + 10, accounts, 2));
 
             List<RegionEndpoint> endpoints = new ArrayList<>();
+            List<LettuceConnectionFactory> factories = new ArrayList<>();
             for (int i = 0; i < REGIONS.size(); i++) {
-                endpoints.add(new RegionEndpoint(REGIONS.get(i),
-                        RedisStoreSettings.of(clusters.get(i).seedUris()).withCommandTimeout(Duration.ofSeconds(5))));
+                LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisClusterConfiguration(
+                        clusters.get(i).nodes().stream().map(Node::hostAndPort).toList()));
+                factory.afterPropertiesSet();
+                factories.add(factory);
+                endpoints.add(new RegionEndpoint(REGIONS.get(i), new SpringDataCounterReads(factory, Duration.ofSeconds(9))));
             }
             BudgetSplit split = new BudgetSplit(REGIONS, DEFAULTS, 0.10);
-            try (UsageReader reader = new UsageReader(endpoints, Duration.ofSeconds(9));
-                 LeaderLock lock = new LeaderLock(() -> DriverManager.getConnection(url, postgres.username(), postgres.password()), 42)) {
-                Thread.sleep(1_000); // let the three clients connect
+            UsageReader reader = new UsageReader(endpoints, Duration.ofSeconds(9));
+            try (LeaderLock lock = new LeaderLock(() -> DriverManager.getConnection(url, postgres.username(), postgres.password()), 42)) {
                 BudgetBook book = new BudgetBook(split, Duration.ofMinutes(5), 0.01, maxKeysPerCycle);
                 BudgetStore store = new BudgetStore(REGIONS);
                 RebalancerMetrics metrics = new RebalancerMetrics(new SimpleMeterRegistry());
@@ -104,6 +111,7 @@ public final class RebalanceBench {
                 RebalanceCycle moved = cycleAt(firstWindow + 10, lock, reader, store, book, metrics, lag);
                 print("every key's split moved", moved.run());
             }
+            factories.forEach(LettuceConnectionFactory::destroy);
         } finally {
             clusters.forEach(RedisCluster::close);
         }

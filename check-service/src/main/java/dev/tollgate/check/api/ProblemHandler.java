@@ -2,7 +2,7 @@ package dev.tollgate.check.api;
 
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBufferLimitException;

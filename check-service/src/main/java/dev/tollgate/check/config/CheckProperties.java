@@ -3,8 +3,9 @@ package dev.tollgate.check.config;
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
-import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.store.ClientSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,35 +17,39 @@ import java.util.List;
  */
 @ConfigurationProperties("tollgate")
 public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
-                              Optimizations optimizations, Pods pods, Readiness readiness) {
+                              Optimizations optimizations, Pods pods, Readiness readiness, Grpc grpc, Access access) {
 
     public CheckProperties {
+        access = access == null ? new Access(null) : access;
+        grpc = grpc == null ? new Grpc(null, null, null, null, null) : grpc;
         optimizations = optimizations == null ? new Optimizations(null, null, null, null, null) : optimizations;
         pods = pods == null ? new Pods(null, null, null, null) : pods;
         readiness = readiness == null ? new Readiness(null) : readiness;
         region = region == null ? new Region(null, 1.0) : region;
         breaker = breaker == null ? new Breaker(null, null) : breaker;
-        redis = redis == null ? new Redis(null, null, null, null, null, null) : redis;
+        redis = redis == null ? new Redis(null) : redis;
         check = check == null ? new Check(null, null) : check;
         rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
 
     /**
-     * @param seeds          cluster nodes, {@code redis://host:port}
+     * The store's own client options; where the cluster is, credentials, TLS and the connect and handshake
+     * timeouts are Spring Boot's {@code spring.data.redis.*}.
+     *
      * @param commandTimeout a script slower than this counts as a store timeout (design: 5 ms)
-     * @param connectTimeout how long opening a connection may take, TCP and handshake (default 1 s);
-     *                       never the command timeout
      */
-    public record Redis(List<String> seeds, String username, String password, Duration commandTimeout, Duration topologyRefresh,
-                        Duration connectTimeout) {
+    public record Redis(Duration commandTimeout) {
 
-        /** Neither the password nor a secret in a seed URI: this record may end up in a log or a failure message. */
-        @Override
-        public String toString() {
-            return "Redis[seeds=" + (seeds == null ? null : seeds.stream().map(RedisCounterStore::redact).toList())
-                    + ", username=" + username + ", password=" + (password == null ? "none" : "****")
-                    + ", commandTimeout=" + commandTimeout + ", topologyRefresh=" + topologyRefresh
-                    + ", connectTimeout=" + connectTimeout + "]";
+        public Redis {
+            commandTimeout = commandTimeout == null ? Duration.ofMillis(5) : commandTimeout;
+            if (commandTimeout.isNegative() || commandTimeout.isZero()) {
+                throw new IllegalArgumentException("tollgate.redis.command-timeout must be positive, was " + commandTimeout);
+            }
+        }
+
+        /** The periodic slot-map refresh is spring.data.redis.lettuce.cluster.refresh.period's, kept on the client. */
+        public ClientSettings settings() {
+            return new ClientSettings(commandTimeout, null);
         }
     }
 
@@ -206,6 +211,51 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
             if (!(defaultShare > 0 && defaultShare <= 1)) {
                 throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
             }
+        }
+    }
+
+    /**
+     * Envoy's rate limit service (RLS v3) on its own gRPC port.
+     *
+     * @param enabled        whether the port is opened (default true)
+     * @param address        the address to listen on (default: every interface)
+     * @param port           the port (default 8090; 0 picks a free one)
+     * @param maxMessageSize the largest request accepted (default 64 KB, the HTTP check's body limit);
+     *                       a larger one is refused with RESOURCE_EXHAUSTED before it is read whole
+     * @param reflection     whether gRPC server reflection is served (default false: it lists every
+     *                       service and message to anyone who can reach the port)
+     */
+    public record Grpc(Boolean enabled, String address, Integer port, DataSize maxMessageSize, Boolean reflection) {
+
+        public Grpc {
+            enabled = enabled == null || enabled;
+            port = port == null ? 8090 : port;
+            maxMessageSize = maxMessageSize == null ? DataSize.ofKilobytes(64) : maxMessageSize;
+            reflection = reflection != null && reflection;
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("tollgate.grpc.port must be 0-65535, was " + port);
+            }
+            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("tollgate.grpc.max-message-size must be between 1KB and 2GB, was " + maxMessageSize);
+            }
+        }
+    }
+
+    /**
+     * @param tokens the service tokens gateways present on the check ports (HTTP {@code Authorization:
+     *               Bearer}, gRPC {@code authorization} metadata); several at once while one is rotated.
+     *               None (the default): the ports are open to whoever the network lets reach them
+     */
+    public record Access(List<String> tokens) {
+
+        public Access {
+            tokens = tokens == null ? List.of() : List.copyOf(tokens);
+        }
+
+        /** Never the tokens themselves: this record may end up in a log or a failure message. */
+        @Override
+        public String toString() {
+            return "Access[" + tokens.size() + " token(s)]";
         }
     }
 

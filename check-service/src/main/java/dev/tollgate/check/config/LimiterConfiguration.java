@@ -1,5 +1,7 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.check.access.ServiceTokens;
+import dev.tollgate.check.envoy.DescriptorBook;
 import dev.tollgate.check.rules.RulesFile;
 import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.limiter.Limiter;
@@ -11,15 +13,20 @@ import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.limiter.usage.RedisUsageStore;
+import dev.tollgate.store.spring.ClusterClients;
+import dev.tollgate.store.spring.RetiredProperties;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.StringUtils;
 
 import tools.jackson.databind.json.JsonMapper;
@@ -34,16 +41,22 @@ import java.util.List;
 @Configuration(proxyBeanMethods = false)
 class LimiterConfiguration {
 
+    /**
+     * The store on the native client of Spring Data Redis's Lettuce connection factory, which Spring Boot
+     * configures from {@code spring.data.redis.*} (cluster nodes, credentials, TLS, timeouts); the store
+     * lays its own options over the client's (command timeout, no queueing while disconnected). Waits for
+     * the first attempt only (bounded by the connect timeout); later attempts run in the background.
+     */
     @Bean(destroyMethod = "close")
-    RedisCounterStore counterStore(CheckProperties properties) {
-        // waits for the first attempt only (bounded by the connect timeout); later attempts run in the background
-        return RedisCounterStore.connect(redisSettings(properties));
+    RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties, Environment environment) {
+        RetiredProperties.refuse(environment, RetiredProperties.REDIS);
+        return RedisCounterStore.connect(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings());
     }
 
-    private static RedisStoreSettings redisSettings(CheckProperties properties) {
-        CheckProperties.Redis redis = properties.redis();
-        return new RedisStoreSettings(redis.seeds(), redis.username(), redis.password(), redis.commandTimeout(), redis.topologyRefresh(),
-                redis.connectTimeout());
+    /** The store's reconnect delay (capped at half a second) on the Lettuce resources Spring Boot builds. */
+    @Bean
+    ClientResourcesBuilderCustomizer storeReconnectDelay() {
+        return resources -> resources.reconnectDelay(RedisCounterStore.reconnectDelay());
     }
 
     @Bean
@@ -55,15 +68,33 @@ class LimiterConfiguration {
         return new StaticRuleBook(file == null || file.isBlank() ? List.of() : RulesFile.read(Path.of(file)));
     }
 
+    /** Envoy's descriptor mappings: from the snapshot when rules-service is watched, else from the rules file. */
+    @Bean
+    DescriptorBook descriptorBook(CheckProperties properties) {
+        DescriptorBook descriptors = new DescriptorBook();
+        String file = properties.rules().file();
+        if (!properties.rules().watched() && file != null && !file.isBlank()) {
+            descriptors.apply(RulesFile.readDocument(Path.of(file)).descriptorDomains());
+        }
+        return descriptors;
+    }
+
     /** Only when rules come from rules-service: watches its feed and keeps the last good snapshot. */
     @Bean(initMethod = "start", destroyMethod = "close")
     @Conditional(RulesServiceConfigured.class)
-    RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, JsonMapper json, MeterRegistry registry) {
+    RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, DescriptorBook descriptors, JsonMapper json,
+                              MeterRegistry registry) {
         CheckProperties.Rules rules = properties.rules();
         Path snapshot = Path.of(rules.snapshotFile() == null || rules.snapshotFile().isBlank()
                 ? "tollgate-rules-snapshot.json" : rules.snapshotFile());
         return new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(rules.serviceUrl()), rules.watchToken(), snapshot, Duration.ofSeconds(35)),
-                (SnapshotRuleBook) ruleBook, json, registry);
+                (SnapshotRuleBook) ruleBook, descriptors, json, registry);
+    }
+
+    /** The gateways' service tokens for the HTTP and gRPC check ports; none: open ports. */
+    @Bean
+    ServiceTokens serviceTokens(CheckProperties properties) {
+        return ServiceTokens.of(properties.access().tokens());
     }
 
     @Bean
@@ -92,11 +123,15 @@ class LimiterConfiguration {
 
     /**
      * Admitted requests per limit and key, flushed once a second to the region's Redis for the budget
-     * rebalancer; on its own connection, so a flush never queues ahead of a check's script.
+     * rebalancer; on a client and connection of its own (the same spring.data.redis.* settings), so a flush
+     * never queues ahead of a check's script and has its own, longer timeout.
      */
     @Bean(destroyMethod = "close")
-    UsageRecorder usageRecorder(CheckProperties properties, MeterRegistry registry) {
-        return UsageRecorder.start(redisSettings(properties), UsageSettings.DEFAULTS, registry);
+    UsageRecorder usageRecorder(LettuceConnectionFactory redis, MeterRegistry registry) {
+        LettuceConnectionFactory own = ClusterClients.copyOf(redis);
+        RedisUsageStore store = RedisUsageStore.start(ClusterClients.of(own), ClusterClients.nodes(own), UsageSettings.DEFAULTS.flushTimeout(),
+                own::destroy);
+        return UsageRecorder.start(store, UsageSettings.DEFAULTS, registry, Clock.systemUTC());
     }
 
     private static String hostName() {

@@ -1,7 +1,7 @@
 package dev.tollgate.check.health;
 
 import dev.tollgate.limiter.Limiter;
-import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.store.RedisCounterStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -2,7 +2,7 @@ package dev.tollgate.check.health;
 
 import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.check.rules.RulesWatcher;
-import dev.tollgate.limiter.store.RedisCounterStore;
+import dev.tollgate.store.RedisCounterStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;

@@ -68,7 +68,7 @@ class CheckApiFuzzIT {
                 // arguments, not default properties: those would lose to application.yml
                 .run(
                         "--server.port=0",
-                        "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                        "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
                         "--tollgate.redis.command-timeout=1s",
                         "--tollgate.rules.file=src/test/resources/rules-test.yml",
                         "--tollgate.rules.service-url=");

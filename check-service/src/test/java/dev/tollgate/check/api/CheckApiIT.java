@@ -36,7 +36,7 @@ class CheckApiIT {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("tollgate.redis.seeds", () -> String.join(",", RedisCluster.shared().seedUris()));
+        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
         registry.add("tollgate.redis.command-timeout", () -> "2s");
         registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
     }

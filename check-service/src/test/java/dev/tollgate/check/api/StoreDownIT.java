@@ -33,8 +33,8 @@ class StoreDownIT {
             closedPort = socket.getLocalPort();
         }
         int port = closedPort;
-        registry.add("tollgate.redis.seeds", () -> "redis://127.0.0.1:" + port);
-        registry.add("tollgate.redis.password", () -> "top-secret-pw");
+        registry.add("spring.data.redis.cluster.nodes", () -> "127.0.0.1:" + port);
+        registry.add("spring.data.redis.password", () -> "top-secret-pw");
         registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
         registry.add("management.endpoint.health.show-details", () -> "always");
     }

@@ -59,7 +59,7 @@ final class Pods implements AutoCloseable {
     /**
      * How the scenario's pods are configured.
      *
-     * @param seeds       the cluster's nodes ({@code redis://127.0.0.1:port}, no credentials)
+     * @param seeds       the cluster's nodes ({@code 127.0.0.1:port}, no credentials)
      * @param password    the cluster's password, or null
      * @param leases      {@code tollgate.optimizations.leases}
      * @param rulesUrl    rules-service's URL (then {@code snapshotFile} applies), or null for the static rules file
@@ -132,9 +132,9 @@ final class Pods implements AutoCloseable {
         properties.put("management.metrics.use-global-registry", "false");
         // to read what an authorized operator sees (shipped: details for authorized callers only)
         properties.put("management.endpoint.health.show-details", "always");
-        properties.put("tollgate.redis.seeds", String.join(",", config.seeds()));
+        properties.put("spring.data.redis.cluster.nodes", String.join(",", config.seeds()));
         if (config.password() != null) {
-            properties.put("tollgate.redis.password", config.password());
+            properties.put("spring.data.redis.password", config.password());
         }
         properties.put("tollgate.redis.command-timeout", COMMAND_TIMEOUT.toMillis() + "ms");
         properties.put("tollgate.check.deadline", DEADLINE.toMillis() + "ms");

@@ -83,9 +83,9 @@ final class Scenario implements AutoCloseable {
         return pods;
     }
 
-    /** The cluster's nodes as the pods' seeds, without credentials (the pods get the password on its own). */
+    /** The cluster's nodes as the pods' spring.data.redis.cluster.nodes (the pods get the password on its own). */
     static List<String> seeds(List<Integer> ports) {
-        return ports.stream().map(port -> "redis://127.0.0.1:" + port).toList();
+        return ports.stream().map(port -> "127.0.0.1:" + port).toList();
     }
 
     static List<String> seeds(RedisCluster cluster) {

@@ -6,7 +6,6 @@ import dev.tollgate.limiter.breaker.BreakerSettings;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,16 +13,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CheckPropertiesTest {
 
     @Test
-    void printsRedisSettingsWithoutThePasswordOrASecretInASeed() {
-        CheckProperties.Redis redis = new CheckProperties.Redis(List.of("redis://gateway:seed-secret@10.0.0.1:7000"), "gateway",
-                "acl-secret", Duration.ofMillis(5), null, null);
-
-        assertThat(redis.toString()).doesNotContain("seed-secret", "acl-secret").contains("password=****", "redis://****@10.0.0.1:7000");
+    void defaultsTheCommandTimeoutToTheDesignsFiveMillisecondsAndRefusesANonPositiveOne() {
+        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).redis().settings().commandTimeout())
+                .isEqualTo(Duration.ofMillis(5));
+        assertThatThrownBy(() -> new CheckProperties.Redis(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tollgate.redis.command-timeout");
     }
 
     @Test
     void startsThePodCountAtOneUnlessAFloorIsConfiguredAndRefusesAFloorBelowOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
+        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
         assertThat(new CheckProperties.Pods(null, null, null, 50).min()).isEqualTo(50);
         assertThatThrownBy(() -> new CheckProperties.Pods(null, null, null, 0))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -32,7 +32,7 @@ class CheckPropertiesTest {
 
     @Test
     void appliesTheEnginesDefaultsToWhatIsLeftOut() {
-        CheckProperties properties = new CheckProperties(null, null, null, null, null, null, null, null);
+        CheckProperties properties = new CheckProperties(null, null, null, null, null, null, null, null, null, null);
 
         assertThat(properties.breaker().settings()).isEqualTo(BreakerSettings.DEFAULTS);
         assertThat(properties.optimizations().settings()).isEqualTo(Optimizations.ALL);
@@ -56,7 +56,7 @@ class CheckPropertiesTest {
 
     @Test
     void waitsThirtySecondsForTheStoreBeforeServingInFallbackByDefault() {
-        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null).readiness();
+        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null, null, null).readiness();
 
         assertThat(readiness.storeGrace()).isEqualTo(Duration.ofSeconds(30));
         assertThat(readiness.fallbackAfterGrace()).isTrue();

@@ -50,7 +50,7 @@ class StoreConnectIT {
     @Test
     void aPodStartedBeforeItsClusterEnforcesWithinTwoSecondsOfTheClusterAnswering() throws Exception {
         List<Integer> ports = RedisCluster.reservePorts(3);
-        String seeds = String.join(",", ports.stream().map(port -> "redis://127.0.0.1:" + port).toList());
+        String seeds = String.join(",", ports.stream().map(port -> "127.0.0.1:" + port).toList());
         try (ConfigurableApplicationContext pod = startPod(seeds, "--tollgate.pods.min=4")) {
             String base = baseUrl(pod);
             // not enforcing: not ready (yet alive), and saying why
@@ -103,7 +103,7 @@ class StoreConnectIT {
 
     @Test
     void aPodThatNeverReachesItsStoreTurnsReadyInFallbackAfterItsGrace() throws Exception {
-        try (ConfigurableApplicationContext pod = startPod("redis://127.0.0.1:" + closedPort(), "--tollgate.readiness.store-grace=1s")) {
+        try (ConfigurableApplicationContext pod = startPod("127.0.0.1:" + closedPort(), "--tollgate.readiness.store-grace=1s")) {
             String base = baseUrl(pod);
             assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(503);
             Instant tryingSince = Instant.parse(health(base).at("/components/counterStore/details/notConnectedSince").asString());
@@ -119,7 +119,7 @@ class StoreConnectIT {
 
     @Test
     void showsAnonymousCallersNoHealthDetailsAndNoMetricsEndpoint() throws Exception {
-        String seeds = String.join(",", RedisCluster.shared().seedUris());
+        String seeds = RedisCluster.shared().clusterNodes();
         try (ConfigurableApplicationContext pod = startPodAsShipped(seeds)) {
             String base = baseUrl(pod);
             HttpResponse<String> health = get(base, "/actuator/health");
@@ -139,7 +139,7 @@ class StoreConnectIT {
 
     private static ConfigurableApplicationContext startPodAsShipped(String seeds, String... more) {
         List<String> arguments = new ArrayList<>(List.of("--server.port=0",
-                "--tollgate.redis.seeds=" + seeds,
+                "--spring.data.redis.cluster.nodes=" + seeds,
                 // generous, so that a slow first script on a busy machine is not mistaken for a fallback
                 "--tollgate.redis.command-timeout=200ms",
                 "--tollgate.rules.file=src/test/resources/rules-test.yml"));

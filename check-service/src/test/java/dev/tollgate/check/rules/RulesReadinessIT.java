@@ -88,7 +88,7 @@ class RulesReadinessIT {
         return new SpringApplicationBuilder(CheckServiceApplication.class)
                 .web(WebApplicationType.REACTIVE)
                 .run("--server.port=0",
-                        "--tollgate.redis.seeds=" + String.join(",", RedisCluster.shared().seedUris()),
+                        "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
                         "--tollgate.redis.command-timeout=2s",
                         "--tollgate.rules.service-url=" + feedUrl,
                         "--tollgate.rules.snapshot-file=" + snapshotFile,

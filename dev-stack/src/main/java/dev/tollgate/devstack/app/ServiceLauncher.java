@@ -64,7 +64,9 @@ public final class ServiceLauncher {
             FLYWAY,
             // Tomcat can serve WebFlux too; check-service runs on Netty, as in production
             "org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration",
-            "org.springframework.boot.tomcat.autoconfigure.actuate.web.server.TomcatReactiveManagementContextAutoConfiguration"));
+            "org.springframework.boot.tomcat.autoconfigure.actuate.web.server.TomcatReactiveManagementContextAutoConfiguration",
+            // as check-service's own application.yml excludes it, which this list replaces: no observation per Redis command
+            "org.springframework.boot.data.redis.autoconfigure.observation.LettuceObservationAutoConfiguration"));
 
     /** The rebalancer never migrates (a Job or rules-service does) and has no admin API to guard. */
     static final List<String> NOT_IN_REBALANCER = concat(SECURITY, List.of(FLYWAY));
@@ -76,19 +78,22 @@ public final class ServiceLauncher {
      * A check-service pod following rules-service's watch feed.
      *
      * @param snapshotFile where the pod keeps its last good rules snapshot; one per pod
+     * @param grpcPort     the pod's Envoy RLS port (0: any free one)
      */
-    public static RunningApp checkService(String name, String address, int port, List<String> redisSeeds, String rulesServiceUrl,
-                                          String token, Path snapshotFile, Map<String, String> extra) {
+    public static RunningApp checkService(String name, String address, int port, int grpcPort, String redisNodes,
+                                          String rulesServiceUrl, String token, Path snapshotFile, Map<String, String> extra) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("spring.autoconfigure.exclude", String.join(",", NOT_IN_CHECK_SERVICE));
         // rules-service's springdoc is on the classpath too; check-service has no API document of its own
         properties.put("springdoc.api-docs.enabled", "false");
-        properties.put("tollgate.redis.seeds", String.join(",", redisSeeds));
+        properties.put("spring.data.redis.cluster.nodes", redisNodes);
         properties.put("tollgate.redis.command-timeout", POD_COMMAND_TIMEOUT);
         properties.put("tollgate.rules.service-url", rulesServiceUrl);
         properties.put("tollgate.rules.token", token);
         properties.put("tollgate.rules.snapshot-file", snapshotFile.toString());
         properties.put("tollgate.rules.file", "");
+        properties.put("tollgate.grpc.address", address);
+        properties.put("tollgate.grpc.port", Integer.toString(grpcPort));
         properties.put("tollgate.region.name", REGION);
         // the default id is host name + PID, the same for every pod in this JVM: they would count as one
         properties.put("tollgate.pods.id", "dev-" + name.replace(" #", "-"));
@@ -97,26 +102,26 @@ public final class ServiceLauncher {
     }
 
     /** rules-service in its dev profile: the static token, with every scope, instead of JWTs. */
-    public static RunningApp rulesService(String address, int port, Database database, List<String> redisSeeds, String devToken,
+    public static RunningApp rulesService(String address, int port, Database database, String redisNodes, String devToken,
                                           Map<String, String> extra) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("spring.profiles.active", "dev");
         properties.put("tollgate.security.dev-token", devToken);
         properties.putAll(database.springProperties());
         properties.put("tollgate.usage.region", REGION);
-        properties.put("tollgate.usage.redis.seeds", String.join(",", redisSeeds));
+        properties.put("spring.data.redis.cluster.nodes", redisNodes);
         return start(Service.RULES_SERVICE, Service.RULES_SERVICE.id(), RulesServiceApplication.class, WebApplicationType.SERVLET,
                 address, port, properties, extra);
     }
 
     /** The budget-rebalancer on the stack's one region: every 10 s, each key's share from the usage the pods record. */
-    public static RunningApp rebalancer(String address, int port, Database database, List<String> redisSeeds, Map<String, String> extra) {
+    public static RunningApp rebalancer(String address, int port, Database database, String redisNodes, Map<String, String> extra) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("spring.autoconfigure.exclude", String.join(",", NOT_IN_REBALANCER));
         properties.put("springdoc.api-docs.enabled", "false");
         properties.putAll(database.springProperties());
         properties.put("tollgate.region", REGION);
-        properties.put("tollgate.redis.seeds", String.join(",", redisSeeds));
+        properties.put("spring.data.redis.cluster.nodes", redisNodes);
         return start(Service.BUDGET_REBALANCER, Service.BUDGET_REBALANCER.id(), RebalancerApplication.class, WebApplicationType.SERVLET,
                 address, port, properties, extra);
     }

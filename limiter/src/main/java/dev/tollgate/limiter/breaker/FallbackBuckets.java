@@ -3,7 +3,7 @@ package dev.tollgate.limiter.breaker;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.Spend;
 import dev.tollgate.limiter.local.LocalBucket;
 
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.tollgate.limiter.breaker;
 
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.micrometer.core.instrument.Gauge;

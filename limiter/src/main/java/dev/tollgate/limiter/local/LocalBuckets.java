@@ -2,7 +2,7 @@ package dev.tollgate.limiter.local;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.Spend;
 
 import java.time.Duration;
 import java.util.List;

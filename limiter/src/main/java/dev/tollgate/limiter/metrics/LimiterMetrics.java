@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.metrics;
 
 import dev.tollgate.common.check.Verdict;
-import dev.tollgate.limiter.store.StoreException;
+import dev.tollgate.store.StoreException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -1,7 +1,8 @@
 package dev.tollgate.limiter.pods;
 
-import dev.tollgate.limiter.store.CounterStore;
-import dev.tollgate.limiter.store.LuaScript;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.LuaScript;
+import dev.tollgate.store.key.RedisKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,7 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         this.floor = floor;
         this.livePods = floor;
         this.store = store;
-        this.registryKey = registryKey(region);
+        this.registryKey = RedisKeys.podRegistry(region);
         this.podId = podId;
         this.ttl = ttl;
         this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -57,11 +58,6 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
             return thread;
         });
         timer.scheduleWithFixedDelay(this::beat, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    /** The registry of a region: one small sorted set, hash-tagged so it lives on one slot. */
-    public static String registryKey(String region) {
-        return "tg:{pods}:" + region;
     }
 
     /** Beats once and waits for the count: for tests in this package, which cannot wait for the timer. */

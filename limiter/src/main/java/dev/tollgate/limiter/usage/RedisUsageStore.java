@@ -1,9 +1,14 @@
 package dev.tollgate.limiter.usage;
 
-import dev.tollgate.limiter.store.LuaScript;
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.store.ClientSettings;
+import dev.tollgate.store.LuaScript;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
 
+import io.lettuce.core.cluster.RedisClusterClient;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,15 +28,27 @@ public final class RedisUsageStore implements UsageStore {
     static final int FIELDS_PER_CALL = 256;
 
     private final RedisCounterStore redis;
+    private final Runnable afterClose;
     private final String ttlMs = Long.toString(UsageKeys.RETENTION.toMillis());
 
-    private RedisUsageStore(RedisCounterStore redis) {
+    private RedisUsageStore(RedisCounterStore redis, Runnable afterClose) {
         this.redis = redis;
+        this.afterClose = afterClose;
     }
 
     /** Connects in the background, as the counter store does: until then every flush fails and is counted. */
     public static RedisUsageStore connect(RedisStoreSettings settings) {
-        return new RedisUsageStore(RedisCounterStore.connect(settings));
+        return new RedisUsageStore(RedisCounterStore.connect(settings), () -> { });
+    }
+
+    /**
+     * On a client of its own that someone else built (see
+     * {@link RedisCounterStore#start(RedisClusterClient, List, ClientSettings)}), with the flush's timeout.
+     *
+     * @param releaseClient run once the store is closed: the client's owner lets it go
+     */
+    public static RedisUsageStore start(RedisClusterClient client, List<String> nodes, Duration flushTimeout, Runnable releaseClient) {
+        return new RedisUsageStore(RedisCounterStore.start(client, nodes, new ClientSettings(flushTimeout, null)), releaseClient);
     }
 
     @Override
@@ -56,6 +73,10 @@ public final class RedisUsageStore implements UsageStore {
 
     @Override
     public void close() {
-        redis.close();
+        try {
+            redis.close();
+        } finally {
+            afterClose.run();
+        }
     }
 }

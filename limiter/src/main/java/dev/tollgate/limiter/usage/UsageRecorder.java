@@ -1,6 +1,7 @@
 package dev.tollgate.limiter.usage;
 
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisStoreSettings;
+import dev.tollgate.store.key.UsageKeys;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,7 @@
 package dev.tollgate.limiter.usage;
 
+import dev.tollgate.store.key.UsageKeys;
+
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.breaker;
 
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.Spend;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

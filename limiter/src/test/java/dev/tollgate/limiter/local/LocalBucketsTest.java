@@ -2,7 +2,7 @@ package dev.tollgate.limiter.local;
 
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.Spend;
+import dev.tollgate.store.script.Spend;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

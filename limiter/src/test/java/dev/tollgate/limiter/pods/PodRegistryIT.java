@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.pods;
 
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,8 @@
 package dev.tollgate.limiter.usage;
 
-import dev.tollgate.limiter.store.RedisCounterStore;
-import dev.tollgate.limiter.store.RedisStoreSettings;
+import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

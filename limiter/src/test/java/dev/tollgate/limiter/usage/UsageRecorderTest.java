@@ -1,5 +1,6 @@
 package dev.tollgate.limiter.usage;
 
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.limiter.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

@@ -74,27 +74,39 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
     }
 
     private static Bucket bucket(KeyUsage.Limit limit, long nowMs) {
-        long left = limit.tokens() != null ? limit.tokens() : limit.remaining();
+        KeyUsage.Applied rule = limit.rule();
+        long left;
+        long capacity;
+        boolean stored;
         String resets;
         String limitText;
-        if (limit.algorithm() == Algorithm.TOKEN_BUCKET) {
-            int period = limit.periodS() == null ? 1 : limit.periodS();
-            double refillPerS = limit.ratePerS() * limit.share() / period;
-            long missing = limit.capacity() - left;
-            resets = missing <= 0 ? "full" : "full in " + duration(Duration.ofMillis((long) Math.ceil(missing * 1000 / refillPerS)));
-            limitText = limit.ratePerS() + (period == 1 ? "/s" : " per " + duration(Duration.ofSeconds(period))) + ", burst " + limit.capacity();
-        } else if (limit.algorithm() == Algorithm.SLIDING_LOG) {
-            resets = limit.count() == null || limit.count() == 0 ? "full" : "full within " + duration(Duration.ofSeconds(limit.windowS()));
-            limitText = limit.capacity() + " per " + duration(Duration.ofSeconds(limit.windowS())) + " (sliding)";
+        if (limit instanceof KeyUsage.TokenBucket bucket) {
+                left = bucket.tokens();
+                capacity = bucket.capacity();
+                stored = bucket.stored();
+                double refillPerS = bucket.ratePerS() * rule.share() / bucket.periodS();
+                long missing = capacity - left;
+                resets = missing <= 0 ? "full" : "full in " + duration(Duration.ofMillis((long) Math.ceil(missing * 1000 / refillPerS)));
+                limitText = bucket.ratePerS() + (bucket.periodS() == 1 ? "/s" : " per " + duration(Duration.ofSeconds(bucket.periodS())))
+                        + ", burst " + capacity;
+        } else if (limit instanceof KeyUsage.SlidingLog log) {
+                left = log.remaining();
+                capacity = log.capacity();
+                stored = log.stored();
+                resets = log.count() == 0 ? "full" : "full within " + duration(Duration.ofSeconds(log.windowS()));
+                limitText = capacity + " per " + duration(Duration.ofSeconds(log.windowS())) + " (sliding)";
         } else {
-            long windowMs = limit.windowS() * 1000L;
-            long end = nowMs - Math.floorMod(nowMs, windowMs) + windowMs;
-            resets = "new window in " + duration(Duration.ofMillis(end - nowMs)) + " (" + Instant.ofEpochMilli(end) + ")";
-            limitText = limit.capacity() + " per " + duration(Duration.ofSeconds(limit.windowS())) + " window";
+            KeyUsage.FixedWindow window = (KeyUsage.FixedWindow) limit;
+                left = window.remaining();
+                capacity = window.capacity();
+                stored = window.stored();
+                long windowMs = window.windowS() * 1000L;
+                long end = nowMs - Math.floorMod(nowMs, windowMs) + windowMs;
+                resets = "new window in " + duration(Duration.ofMillis(end - nowMs)) + " (" + Instant.ofEpochMilli(end) + ")";
+                limitText = capacity + " per " + duration(Duration.ofSeconds(window.windowS())) + " window";
         }
-        String recent = limit.recentRatePerS() == null ? "–" : RateChart.rate(limit.recentRatePerS());
-        return new Bucket(limit.ruleId(), limit.domain(), label(limit.algorithm()), limit.mode() == dev.tollgate.common.rule.Mode.SHADOW,
-                limit.stored(), left, limit.capacity(), resets, limitText, percent(limit.share()), limit.overridden(), recent);
+        return new Bucket(rule.ruleId(), rule.domain(), label(rule.algorithm()), rule.mode() == dev.tollgate.common.rule.Mode.SHADOW,
+                stored, left, capacity, resets, limitText, percent(rule.share()), rule.overridden(), RateChart.rate(rule.recentRatePerS()));
     }
 
     static String label(Algorithm algorithm) {

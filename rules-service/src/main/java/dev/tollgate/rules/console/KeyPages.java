@@ -2,7 +2,7 @@ package dev.tollgate.rules.console;
 
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
-import dev.tollgate.limiter.usage.UsageKeys;
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.rules.override.OverrideCatalog;
 import dev.tollgate.rules.override.OverrideRequest;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;

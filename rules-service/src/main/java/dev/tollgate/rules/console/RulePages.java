@@ -137,7 +137,7 @@ class RulePages {
         try {
             RecentUsage.Series series = recent.shadowDenied(List.of(ruleId));
             List<Long> costs = series.costs().get(ruleId);
-            double closed = costs.get(costs.size() - 2) / (double) dev.tollgate.limiter.usage.UsageKeys.WINDOW_SECONDS;
+            double closed = costs.get(costs.size() - 2) / (double) dev.tollgate.store.key.UsageKeys.WINDOW_SECONDS;
             double open = costs.get(costs.size() - 1) / series.openSeconds();
             return new ShadowRate(RateChart.rate(closed), RateChart.rate(open));
         } catch (CounterStoreUnavailableException e) {

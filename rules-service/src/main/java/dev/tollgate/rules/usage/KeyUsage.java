@@ -1,6 +1,6 @@
 package dev.tollgate.rules.usage;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Mode;
@@ -26,37 +26,52 @@ public record KeyUsage(
         List<RegionBudget> regionBudgets) {
 
     /**
-     * What is left of one rule's limit for the key in this region, with its override and share applied.
+     * What is left of one rule's limit for the key in this region, with its override and share applied:
+     * a bucket's tokens, or a log's or a window's count, each with what it alone holds.
+     */
+    public sealed interface Limit permits TokenBucket, SlidingLog, FixedWindow {
+
+        Applied rule();
+    }
+
+    /**
+     * The rule as the pods apply it to the key here.
      *
-     * @param redisKey       where the state lives
-     * @param stored         false when no state exists: a bucket never used (or expired because full), an empty log
-     * @param tokens         token_bucket: whole tokens in the bucket now (refilled to the store's clock)
-     * @param capacity       token_bucket: the bucket's size here (burst × share); sliding_log/fixed_window: the count allowed
-     * @param count          sliding_log/fixed_window: what was counted in the current window
-     * @param remaining      what one more request could still spend
-     * @param window         fixed_window: the window's name, e.g. 2026-09-30
      * @param share          this region's share of the rule's limit for the key (1 without a budget)
      * @param overridden     true when an account override replaced rate and burst
      * @param recentRatePerS requests per second this region admitted for the key under this rule in the
      *                       last closed 10 s usage window (what the pods report and the rebalancer reads)
      */
-    public record Limit(
-            String ruleId,
-            String domain,
-            Algorithm algorithm,
-            Mode mode,
-            String redisKey,
-            boolean stored,
-            Long tokens,
-            long capacity,
-            Long count,
-            long remaining,
-            Integer ratePerS,
-            Integer periodS,
-            Integer windowS,
-            String window,
-            double share,
-            boolean overridden,
-            @JsonInclude(JsonInclude.Include.ALWAYS) Double recentRatePerS) {
+    public record Applied(String ruleId, String domain, Algorithm algorithm, Mode mode, double share, boolean overridden,
+                          double recentRatePerS) {
+    }
+
+    /**
+     * @param redisKey  where the bucket lives
+     * @param stored    false when there is no bucket: never used, or expired because it was full
+     * @param tokens    whole tokens in the bucket now (refilled to the store's clock)
+     * @param capacity  the bucket's size here (burst × share)
+     * @param remaining what one more request could still spend: the tokens
+     */
+    public record TokenBucket(@JsonUnwrapped Applied rule, String redisKey, boolean stored, long tokens, long capacity,
+                              long remaining, int ratePerS, int periodS) implements Limit {
+    }
+
+    /**
+     * @param stored   false for an empty log
+     * @param count    entries inside the window now
+     * @param capacity the count allowed (limit × share)
+     */
+    public record SlidingLog(@JsonUnwrapped Applied rule, String redisKey, boolean stored, long count, long capacity,
+                             long remaining, int windowS) implements Limit {
+    }
+
+    /**
+     * @param window the current window's name, e.g. 2026-09-30
+     * @param stored false while the window has counted nothing
+     * @param count  what the window counted
+     */
+    public record FixedWindow(@JsonUnwrapped Applied rule, String redisKey, String window, boolean stored, long count,
+                              long capacity, long remaining, int windowS) implements Limit {
     }
 }

@@ -1,14 +1,16 @@
 package dev.tollgate.rules.usage;
 
-import dev.tollgate.limiter.usage.UsageKeys;
-import io.lettuce.core.RedisFuture;
+import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.store.read.CounterReads;
 import org.springframework.stereotype.Component;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The pods' usage windows as a short series, for the console's live chart and a rule's shadow-deny
@@ -43,25 +45,27 @@ public class RecentUsage {
 
     /** What the region's pods admitted for {@code key} under each rule. */
     public Series admitted(String key, List<String> ruleIds) {
-        return read(ruleIds, (ruleId, start) -> counters.admittedIn(ruleId, key, start));
+        return read(ruleIds, store -> (ruleId, start) -> store.admitted(ruleId, key, start));
     }
 
     /** What the region's shadow rules would have denied, per rule. */
     public Series shadowDenied(List<String> ruleIds) {
-        return read(ruleIds, counters::shadowDeniedIn);
+        return read(ruleIds, store -> store::shadowDenied);
     }
 
-    private Series read(List<String> ruleIds, BiFunction<String, Long, RedisFuture<String>> reader) {
-        long now = counters.nowMs();
+    private Series read(List<String> ruleIds, Function<CounterReads, BiFunction<String, Long, CompletableFuture<Long>>> readerOf) {
+        CounterReads store = counters.reads();
+        BiFunction<String, Long, CompletableFuture<Long>> reader = readerOf.apply(store);
+        long now = counters.await(store.clockMs());
         long open = UsageKeys.windowStart(now);
         List<Long> starts = new ArrayList<>();
         for (int i = WINDOWS_HELD; i >= 0; i--) {
             starts.add(open - (long) i * UsageKeys.WINDOW_SECONDS);
         }
         // every read sent before the first is awaited
-        Map<String, List<RedisFuture<String>>> pending = new LinkedHashMap<>();
+        Map<String, List<CompletableFuture<Long>>> pending = new LinkedHashMap<>();
         for (String ruleId : ruleIds) {
-            List<RedisFuture<String>> replies = new ArrayList<>(starts.size());
+            List<CompletableFuture<Long>> replies = new ArrayList<>(starts.size());
             for (long start : starts) {
                 replies.add(reader.apply(ruleId, start));
             }
@@ -70,9 +74,8 @@ public class RecentUsage {
         Map<String, List<Long>> costs = new LinkedHashMap<>();
         pending.forEach((ruleId, replies) -> {
             List<Long> values = new ArrayList<>(replies.size());
-            for (RedisFuture<String> reply : replies) {
-                String value = counters.await(reply);
-                values.add(value == null ? 0L : Long.parseLong(value));
+            for (CompletableFuture<Long> reply : replies) {
+                values.add(counters.await(reply));
             }
             costs.put(ruleId, values);
         });

@@ -1,19 +1,21 @@
 package dev.tollgate.rules.usage;
 
-import dev.tollgate.limiter.store.RedisStoreSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
-import java.util.List;
 
 /**
+ * The region's Redis Cluster itself is Spring Boot's {@code spring.data.redis.*}; without cluster nodes
+ * the usage endpoint answers 503.
+ *
  * @param region       the region this instance reads counters in; its share of each budgeted key applies
  * @param defaultShare the region's share of a key that has no budget yet, as its check-service pods are told
  *                     ({@code tollgate.region.default-share}), so support sees the limit the pods enforce
- * @param redis        the region's Redis Cluster; with no seeds the usage endpoint answers 503
+ * @param readTimeout  how long one read of the store may take, connecting included: a usage read is for a
+ *                     person, not on the request path, yet a dead cluster must answer 503 quickly
  */
 @ConfigurationProperties("tollgate.usage")
-public record UsageProperties(String region, Double defaultShare, Redis redis) {
+public record UsageProperties(String region, Double defaultShare, Duration readTimeout) {
 
     public UsageProperties {
         region = region == null || region.isBlank() ? "local" : region;
@@ -21,32 +23,9 @@ public record UsageProperties(String region, Double defaultShare, Redis redis) {
         if (!(defaultShare > 0 && defaultShare <= 1)) {
             throw new IllegalArgumentException("tollgate.usage.default-share must be in (0, 1], was " + defaultShare);
         }
-        redis = redis == null ? new Redis(null, null, null, null, null) : redis;
-    }
-
-    /**
-     * @param commandTimeout a usage read is for a person, not on the request path: far looser than the
-     *                       check's 5 ms, yet short enough that a dead cluster answers 503 quickly
-     */
-    public record Redis(List<String> seeds, String username, String password, Duration commandTimeout, Duration topologyRefresh) {
-
-        public Redis {
-            seeds = seeds == null ? List.of() : seeds.stream().filter(s -> s != null && !s.isBlank()).toList();
-            commandTimeout = commandTimeout == null ? Duration.ofMillis(250) : commandTimeout;
-        }
-
-        boolean configured() {
-            return !seeds.isEmpty();
-        }
-
-        RedisStoreSettings settings() {
-            return new RedisStoreSettings(seeds, username, password, commandTimeout, topologyRefresh);
-        }
-
-        @Override
-        public String toString() {
-            return "Redis[seeds=" + seeds + ", username=" + username + ", password=" + (password == null ? "none" : "****")
-                    + ", commandTimeout=" + commandTimeout + "]";
+        readTimeout = readTimeout == null ? Duration.ofSeconds(2) : readTimeout;
+        if (readTimeout.isNegative() || readTimeout.isZero()) {
+            throw new IllegalArgumentException("tollgate.usage.read-timeout must be positive, was " + readTimeout);
         }
     }
 }

@@ -5,34 +5,36 @@ import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.algorithm.FixedWindows;
-import dev.tollgate.limiter.algorithm.Spend;
-import dev.tollgate.limiter.key.RedisKeys;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.rules.metrics.RulesMetrics;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
 import dev.tollgate.rules.store.OverrideRepository;
 import dev.tollgate.rules.store.RegionBudgetRepository;
 import dev.tollgate.rules.store.RuleRepository;
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisFuture;
+import dev.tollgate.store.read.BucketShape;
+import dev.tollgate.store.read.CounterReads;
+import dev.tollgate.store.read.LogCount;
+import dev.tollgate.store.read.TokenLevel;
+import dev.tollgate.store.read.WindowCount;
 import org.springframework.stereotype.Component;
 
 import java.nio.charset.StandardCharsets;
-import dev.tollgate.limiter.usage.UsageKeys;
-
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Builds a key's usage: the rules from PostgreSQL, the state of each from Redis, read with the same
- * key names, overrides and region shares the limiter uses, so what support sees is what the next
- * check would see. All reads are sent before the first is awaited (they share one slot, one node).
+ * Builds a key's usage: the rules from PostgreSQL, the state of each from Redis through the counter
+ * store's read port (its key names and refill arithmetic), with the overrides and region shares the
+ * limiter uses, so what support sees is what the next check would see. All reads are sent before the
+ * first is awaited (they share one slot, one node).
  */
 @Component
 public class UsageReader {
@@ -72,7 +74,8 @@ public class UsageReader {
                 .filter(b -> b.region().equals(region))
                 .collect(Collectors.toMap(RegionBudget::ruleId, RegionBudget::share));
         try {
-            long now = counters.nowMs();
+            CounterReads store = counters.reads();
+            long now = counters.await(store.clockMs());
             // the last usage window every pod has flushed into: what the budget rebalancer reads too
             long window = UsageKeys.lastClosedWindow(now, USAGE_FLUSH_LAG);
             List<Pending> pending = new ArrayList<>(candidates.size());
@@ -80,12 +83,12 @@ public class UsageReader {
                 AccountOverride override = overrideByRule.get(rule.id());
                 Rule applied = override == null ? rule : rule.overriddenBy(override);
                 double share = shareByRule.getOrDefault(rule.id(), defaultShare);
-                pending.add(send(key, applied, share, override != null, now)
-                        .withRecentUsage(counters.admittedIn(rule.id(), key, window)));
+                pending.add(new Pending(applied, share, override != null, send(store, key, applied, share, now),
+                        store.admitted(rule.id(), key, window)));
             }
             List<KeyUsage.Limit> limits = new ArrayList<>(pending.size());
             for (Pending read : pending) {
-                limits.add(read.complete(now));
+                limits.add(read.complete());
             }
             metrics.usageRead("ok");
             return new KeyUsage(key, region, Instant.ofEpochMilli(now), limits, keyOverrides, keyBudgets);
@@ -95,78 +98,53 @@ public class UsageReader {
         }
     }
 
-    private Pending send(String key, Rule rule, double share, boolean overridden, long now) {
+    /** The read of one rule's state, scaled as the limiter scales one request's spend: the region's share, never below one request. */
+    private static CompletableFuture<?> send(CounterReads store, String key, Rule rule, double share, long now) {
+        Spend oneRequest = new Spend(rule, share, 1);
         return switch (rule.algorithm()) {
-            case TOKEN_BUCKET -> {
-                String redisKey = RedisKeys.limit(key, rule.id());
-                yield new Pending(rule, share, overridden, redisKey, null, counters.bucket(redisKey));
-            }
-            case SLIDING_LOG -> {
-                String redisKey = RedisKeys.log(key, rule.id());
-                yield new Pending(rule, share, overridden, redisKey, null, counters.logCount(redisKey, now, new Spend(rule, share, 1).windowMs()));
-            }
-            case FIXED_WINDOW -> {
-                // the limiter names windows in one place; ask it rather than repeat the naming here
-                String redisKey = FixedWindows.key(key, rule.id(), new Spend(rule, share, 1).windowMs(), now);
-                // q:{<key>}:<rule>:<window>; the encoded key holds no '}' and a rule id no ':', a window name may
-                String window = redisKey.substring(redisKey.indexOf("}:") + 2 + rule.id().length() + 1);
-                yield new Pending(rule, share, overridden, redisKey, window, counters.windowCount(redisKey));
-            }
+            case TOKEN_BUCKET -> store.tokenLevel(key, rule.id(),
+                    new BucketShape(oneRequest.refillMilli(), oneRequest.periodMs(), oneRequest.burstMilli()), now);
+            case SLIDING_LOG -> store.logCount(key, rule.id(), oneRequest.windowMs(), now);
+            case FIXED_WINDOW -> store.windowCount(key, rule.id(), oneRequest.windowMs(), now);
         };
     }
 
-    /** One read in flight, and how to turn its answer into a {@link KeyUsage.Limit}. */
+    /** One rule's reads in flight, and how to turn their answers into a {@link KeyUsage.Limit}. */
     private final class Pending {
         final Rule rule;
         final double share;
         final boolean overridden;
-        final String redisKey;
-        final String window;
-        final RedisFuture<?> reply;
-        RedisFuture<String> recentUsage;
+        final CompletableFuture<?> state;
+        final CompletableFuture<Long> admitted;
 
-        Pending withRecentUsage(RedisFuture<String> admitted) {
-            this.recentUsage = admitted;
-            return this;
-        }
-
-        /** Requests per second this region admitted in the last closed usage window. */
-        Double recentRate() {
-            String admitted = recentUsage == null ? null : counters.await(recentUsage);
-            return admitted == null ? 0.0 : Long.parseLong(admitted) / (double) UsageKeys.WINDOW_SECONDS;
-        }
-
-        Pending(Rule rule, double share, boolean overridden, String redisKey, String window, RedisFuture<?> reply) {
+        Pending(Rule rule, double share, boolean overridden, CompletableFuture<?> state, CompletableFuture<Long> admitted) {
             this.rule = rule;
             this.share = share;
             this.overridden = overridden;
-            this.redisKey = redisKey;
-            this.window = window;
-            this.reply = reply;
+            this.state = state;
+            this.admitted = admitted;
         }
 
-        @SuppressWarnings("unchecked")
-        KeyUsage.Limit complete(long now) {
-            Object answer = counters.await(reply);
-            // the limiter's own scaling of one request's spend: the region's share, never below one request
-            Spend oneRequest = new Spend(rule, share, 1);
-            if (rule.limit() instanceof Limit.TokenBucket bucket) {
-                List<KeyValue<String, String>> fields = (List<KeyValue<String, String>>) answer;
-                TokenLevel level = TokenLevel.at(now, number(fields.get(0)), number(fields.get(1)), oneRequest.refillMilli(),
-                        oneRequest.periodMs(), oneRequest.burstMilli());
-                return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, level.stored(),
-                        level.tokens(), level.capacity(), null, level.tokens(), bucket.ratePerS(), bucket.periodS(), null, null,
-                        share, overridden, recentRate());
+        KeyUsage.Limit complete() {
+            Object answer = counters.await(state);
+            // requests per second this region admitted in the last closed usage window
+            double recentRate = counters.await(admitted) / (double) UsageKeys.WINDOW_SECONDS;
+            KeyUsage.Applied applied = new KeyUsage.Applied(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), share, overridden,
+                    recentRate);
+            if (answer instanceof TokenLevel level && rule.limit() instanceof Limit.TokenBucket bucket) {
+                return new KeyUsage.TokenBucket(applied, level.redisKey(), level.stored(), level.tokens(), level.capacity(),
+                        level.tokens(), bucket.ratePerS(), bucket.periodS());
             }
-            long limit = oneRequest.limit();
-            long count = answer == null ? 0 : answer instanceof Long counted ? counted : Long.parseLong(answer.toString());
-            return new KeyUsage.Limit(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), redisKey, count > 0,
-                    null, limit, count, Math.max(0, limit - count), null, null, ((Limit.CountPerWindow) rule.limit()).windowS(), window, share, overridden, recentRate());
+            int windowS = ((Limit.CountPerWindow) rule.limit()).windowS();
+            long limit = new Spend(rule, share, 1).limit();
+            if (answer instanceof LogCount log) {
+                return new KeyUsage.SlidingLog(applied, log.redisKey(), log.count() > 0, log.count(), limit,
+                        Math.max(0, limit - log.count()), windowS);
+            }
+            WindowCount counted = (WindowCount) answer;
+            return new KeyUsage.FixedWindow(applied, counted.redisKey(), counted.window(), counted.count() > 0, counted.count(), limit,
+                    Math.max(0, limit - counted.count()), windowS);
         }
-    }
-
-    private static Long number(KeyValue<String, String> field) {
-        return field.hasValue() ? Long.valueOf(field.getValue()) : null;
     }
 
     private static void checkKey(String key) {

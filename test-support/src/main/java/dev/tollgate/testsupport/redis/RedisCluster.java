@@ -153,6 +153,11 @@ public final class RedisCluster implements AutoCloseable {
         return nodes.stream().map(Node::uri).toList();
     }
 
+    /** Every node as {@code host:port}, comma-separated: what Spring's {@code spring.data.redis.cluster.nodes} takes. */
+    public String clusterNodes() {
+        return String.join(",", nodes().stream().map(Node::hostAndPort).toList());
+    }
+
     /** Every node as started, in start order: the primaries as built, then their replicas. */
     public List<Node> nodes() {
         return List.copyOf(nodes);

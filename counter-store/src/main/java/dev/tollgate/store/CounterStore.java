@@ -1,0 +1,26 @@
+package dev.tollgate.store;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The one thing the engine needs from the counter store: run a script atomically over keys that
+ * share one slot, and answer its integer reply. Failures complete the future with a
+ * {@link StoreException}; the engine never retries a spend on its own.
+ */
+public interface CounterStore extends AutoCloseable {
+
+    CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * The failure domain a Redis key lives in: the id of the primary that owns its slot now. A pod keeps
+     * one breaker per shard, so a slow shard never slows checks on the others.
+     */
+    default String shardOf(String redisKey) {
+        return "store";
+    }
+
+    @Override
+    default void close() {
+    }
+}

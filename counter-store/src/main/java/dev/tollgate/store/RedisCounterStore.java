@@ -1,0 +1,562 @@
+package dev.tollgate.store;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
+ * NOSCRIPT (after a failover to a replica that never saw the script, or SCRIPT FLUSH) nothing ran, so
+ * the same call is sent once more as EVAL, which also caches the script on that node.
+ *
+ * <p>Two client defaults would turn a network blip into a lost update, and both are switched off
+ * here: every command has a deadline (async commands have none by default), and no command is
+ * re-sent after a reconnect (by default Lettuce replays commands that were in flight when a
+ * connection dropped, which would apply a spend twice). A command sent while a node is disconnected
+ * fails at once instead of queueing.
+ */
+public final class RedisCounterStore implements CounterStore {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisCounterStore.class);
+    private static final long REFRESH_INTERVAL_NANOS = 250_000_000L;
+    /** A pod that cannot connect says so at WARN when it starts failing, then once a minute. */
+    private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final AtomicInteger STORES = new AtomicInteger();
+
+    private final RedisClusterClient client;
+    private final ClientResources resources;
+    private final List<String> seeds;
+    private final ConnectBackoff backoff;
+    private final Duration commandTimeout;
+    private final Clock clock = Clock.systemUTC();
+    /** An attempt that has not settled by then is given up on (a late connection is still taken, or closed). */
+    private final Duration attemptLimit;
+    /**
+     * Runs every connect attempt and retry. Lettuce completes its futures on its own event-loop and
+     * executor threads; a blocking connect there waits on work only those threads can do, and parks
+     * forever (issue 11). Nothing here blocks on those threads: they only hand results back.
+     */
+    private final ScheduledExecutorService connector;
+    private final String connectorName;
+    private final Object lock = new Object();
+    private volatile StatefulRedisClusterConnection<String, String> connection;
+    private volatile RedisAdvancedClusterAsyncCommands<String, String> commands;
+    private volatile boolean closed;
+    private volatile ConnectionStatus status;
+    /** Guarded by lock: the attempt in flight, the last one settled, failures so far. */
+    private long currentAttempt;
+    private long settledAttempt;
+    private int failures;
+    private long lastWarnNanos;
+    private final CompletableFuture<Void> firstOutcome = new CompletableFuture<>();
+    private final CompletableFuture<Void> connected = new CompletableFuture<>();
+    /** When the slot map was last re-read because a node failed us: at most one refresh per interval. */
+    private final AtomicLong lastRefreshNanos = new AtomicLong(System.nanoTime());
+
+    /**
+     * @param resources the client's resources when the store made the client itself (it then shuts both
+     *                  down on close); null for a client it was handed, which its owner shuts down
+     */
+    private RedisCounterStore(RedisClusterClient client, ClientResources resources, List<String> seeds, Duration commandTimeout,
+                              Duration connectTimeout) {
+        this.client = client;
+        this.resources = resources;
+        this.seeds = redacted(seeds);
+        this.commandTimeout = commandTimeout;
+        this.backoff = ConnectBackoff.DEFAULT;
+        // topology read, TCP connect and handshake are each bounded by the connect timeout in Lettuce
+        this.attemptLimit = connectTimeout.multipliedBy(3);
+        this.status = new ConnectionStatus(false, clock.instant(), 0, null);
+        this.connectorName = "redis-connect-" + STORES.incrementAndGet();
+        this.connector = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, connectorName);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Starts connecting to the cluster and returns at once. A pod must serve even when its store is down
+     * at start-up (requirement #4): attempts go on in the background, with backoff and jitter capped at
+     * {@link ConnectBackoff#DEFAULT}'s half second, until one succeeds or the store is closed; until then
+     * every script call fails as unavailable and the rules' fail modes answer. Never final: a wrong
+     * password, an unformed cluster or a handshake timeout are all retried.
+     */
+    public static RedisCounterStore start(RedisStoreSettings settings) {
+        ClientResources resources = DefaultClientResources.builder().reconnectDelay(reconnectDelay()).build();
+        RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
+        client.setOptions(clientOptions(settings));
+        RedisCounterStore store = new RedisCounterStore(client, resources, settings.seeds(), settings.commandTimeout(),
+                settings.connectTimeout());
+        store.connector.execute(store::attempt);
+        return store;
+    }
+
+    /**
+     * As {@link #start(RedisStoreSettings)}, on a client someone else built and owns (Spring Data Redis's
+     * Lettuce connection factory, configured from {@code spring.data.redis.*}): its seeds, credentials, TLS,
+     * socket and handshake timeouts are kept, and the store's own options are laid over them (see
+     * {@link #clientOptions(ClientOptions, ClientSettings)}). The client's options then hold for every
+     * connection it opens, so hand the store a client of its own. Closing the store closes its connection,
+     * never the client. Give the client's resources {@link #reconnectDelay()}: they are the owner's to set.
+     *
+     * @param nodes the cluster's nodes as configured, for log lines and health (credentials are stripped)
+     */
+    public static RedisCounterStore start(RedisClusterClient client, List<String> nodes, ClientSettings settings) {
+        ClusterClientOptions options = clientOptions(client.getOptions(), settings);
+        client.setOptions(options);
+        RedisCounterStore store = new RedisCounterStore(client, null, nodes, settings.commandTimeout(),
+                options.getSocketOptions().getConnectTimeout());
+        store.connector.execute(store::attempt);
+        return store;
+    }
+
+    /**
+     * Lettuce's default reconnect delay doubles up to 30 s: a node that refused us for 3 s (a password
+     * rotated, a restart) would then wait seconds more after it is back. Capped at half a second, jittered
+     * so a region's pods do not reconnect in step. A delay is part of the client's resources, so the owner
+     * of a client handed to {@link #start(RedisClusterClient, List, ClientSettings)} sets it.
+     */
+    public static Supplier<Delay> reconnectDelay() {
+        return () -> Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * {@link #start} and then waits, on the caller's thread, for the first attempt's outcome (bounded by
+     * three connect timeouts), so that a caller against a healthy cluster gets a connected store. Whatever
+     * the outcome, connecting goes on in the background as with {@link #start}.
+     */
+    public static RedisCounterStore connect(RedisStoreSettings settings) {
+        return awaitFirstOutcome(start(settings));
+    }
+
+    /** {@link #start(RedisClusterClient, List, ClientSettings)}, waiting for the first attempt as {@link #connect(RedisStoreSettings)} does. */
+    public static RedisCounterStore connect(RedisClusterClient client, List<String> nodes, ClientSettings settings) {
+        return awaitFirstOutcome(start(client, nodes, settings));
+    }
+
+    private static RedisCounterStore awaitFirstOutcome(RedisCounterStore store) {
+        try {
+            store.firstOutcome.get(store.attemptLimit.toMillis() + 100, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // not connected yet: the background attempts carry on, and the fail modes answer meanwhile
+        }
+        return store;
+    }
+
+    /** Runs on {@link #connector} only. */
+    private void attempt() {
+        long id;
+        synchronized (lock) {
+            if (closed || connection != null) {
+                return;
+            }
+            id = ++currentAttempt;
+        }
+        connector.schedule(() -> giveUp(id), attemptLimit.toMillis(), TimeUnit.MILLISECONDS);
+        CompletableFuture<StatefulRedisClusterConnection<String, String>> opening;
+        try {
+            // Lettuce's connectAsync needs a slot map first (it fails at once without one); both are asynchronous.
+            // The connect itself is started on our thread, not on the Lettuce thread that read the slot map.
+            opening = client.refreshPartitionsAsync().toCompletableFuture()
+                    .thenComposeAsync(ignored -> client.connectAsync(StringCodec.UTF8), connector);
+        } catch (RuntimeException e) {
+            opening = CompletableFuture.failedFuture(e);
+        }
+        opening.whenComplete((opened, error) -> settle(id, opened, error));
+    }
+
+    /**
+     * Takes a connection or counts a failure. Runs on whichever thread completed the attempt, a Lettuce
+     * thread included, so it only records and schedules: nothing in it blocks.
+     */
+    private void settle(long id, StatefulRedisClusterConnection<String, String> opened, Throwable error) {
+        Throwable failure = error;
+        if (opened != null) {
+            String gap = coverageGap(opened);
+            boolean adopted = false;
+            synchronized (lock) {
+                if (!closed && connection == null && gap == null) {
+                    this.commands = opened.async();
+                    this.connection = opened;
+                    this.status = new ConnectionStatus(true, clock.instant(), failures, status.lastError());
+                    settledAttempt = id;
+                    adopted = true;
+                }
+            }
+            if (adopted) {
+                log.info("connected to the Redis Cluster at {}{}", seeds, failures == 0 ? "" : " after " + failures + " failed attempts");
+                connected.complete(null);
+                firstOutcome.complete(null);
+                return;
+            }
+            // half-made (the slot map is incomplete), late (another attempt won) or after close(): never leaked
+            opened.closeAsync();
+            if (gap == null) {
+                return;
+            }
+            failure = new IllegalStateException(gap);
+        }
+        recordFailure(id, describe(failure));
+    }
+
+    /** The attempt has not settled within its limit: counted as failed, and the next one is scheduled. */
+    private void giveUp(long id) {
+        recordFailure(id, "no connection within " + attemptLimit.toMillis() + " ms");
+    }
+
+    private void recordFailure(long id, String reason) {
+        boolean warn;
+        int failed;
+        synchronized (lock) {
+            if (closed || connection != null || id != currentAttempt || settledAttempt == id) {
+                return; // settled already, or a late failure of an attempt given up on
+            }
+            settledAttempt = id;
+            failed = ++failures;
+            status = new ConnectionStatus(false, status.since(), failed, reason);
+            long now = System.nanoTime();
+            warn = failed == 1 || now - lastWarnNanos >= WARN_EVERY_NANOS;
+            if (warn) {
+                lastWarnNanos = now;
+            }
+        }
+        firstOutcome.complete(null);
+        Duration delay = backoff.delay(failed, ThreadLocalRandom.current());
+        if (warn) {
+            // the pod keeps serving; tollgate.store.connected and tollgate.store.calls{outcome=not_connected} alert
+            log.warn("cannot connect to the Redis Cluster at {} ({} failed attempts since {}): {}; retrying with backoff up to {} ms, fail modes apply meanwhile",
+                    seeds, failed, status.since(), reason, backoff.max().toMillis());
+        } else {
+            log.debug("still cannot connect to the Redis Cluster at {}: {}; next attempt in {} ms", seeds, reason, delay.toMillis());
+        }
+        try {
+            connector.schedule(this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile
+        }
+    }
+
+    /**
+     * A node that answers before the cluster is formed (or one with unassigned slots) gives a slot map
+     * that does not cover every slot: not counted as reaching the store, and tried again.
+     */
+    private static String coverageGap(StatefulRedisClusterConnection<String, String> opened) {
+        var partitions = opened.getPartitions();
+        int covered = 0;
+        for (int slot = 0; slot < SlotHash.SLOT_COUNT; slot++) {
+            if (partitions.getPartitionBySlot(slot) != null) {
+                covered++;
+            }
+        }
+        return covered == SlotHash.SLOT_COUNT ? null
+                : "the cluster's slot map covers " + covered + " of " + SlotHash.SLOT_COUNT + " slots (not formed yet?)";
+    }
+
+    /** A failure's reason, for the log and for health: one line, credentials stripped. */
+    static String describe(Throwable error) {
+        Throwable cause = unwrap(error);
+        if (isAccessDenial(cause)) {
+            return "the cluster refused our credentials";
+        }
+        String reason = safeMessage(cause);
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause && root.getMessage() != null) {
+            // the root cause first ("Connection refused", "timed out"): Lettuce's outer messages list every seed
+            reason = safeMessage(root) + " (" + reason + ")";
+        }
+        reason = reason.replaceAll("\\s+", " ").trim();
+        return reason.length() > 400 ? reason.substring(0, 400) + "..." : reason;
+    }
+
+    /** How long one script may take before it counts as a timeout. */
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /** Whether the pod has reached its store since it started (it stays so through later node outages). */
+    public boolean isConnected() {
+        return connection != null;
+    }
+
+    /** For health: connected or not, since when, and why not. */
+    public ConnectionStatus status() {
+        return status;
+    }
+
+    /** Waits up to {@code max} for the store to be connected; for start-up and tests. */
+    public boolean awaitConnected(Duration max) {
+        try {
+            connected.get(max.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    /** The name of the thread that connects, for tests that check it is gone after close. */
+    String connectorThreadName() {
+        return connectorName;
+    }
+
+    /**
+     * @param connected  whether the pod has a cluster connection (it has reached its store since start)
+     * @param since      when it started trying (not connected) or when it connected
+     * @param failures   failed attempts so far
+     * @param lastError  why the last attempt failed, without credentials; null before any failure
+     */
+    public record ConnectionStatus(boolean connected, Instant since, int failures, String lastError) {
+    }
+
+    static ClusterClientOptions clientOptions(RedisStoreSettings settings) {
+        ClientOptions base = ClientOptions.builder()
+                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build())
+                .build();
+        return clientOptions(base, new ClientSettings(settings.commandTimeout(), settings.topologyRefresh()));
+    }
+
+    /** The client's own options (socket, TLS, protocol) with the store's laid over them. */
+    static ClusterClientOptions clientOptions(ClientOptions base, ClientSettings settings) {
+        ClusterClientOptions.Builder options = base instanceof ClusterClientOptions cluster
+                ? cluster.mutate() : ClusterClientOptions.builder(base);
+        ClusterTopologyRefreshOptions topology = ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(topologyRefresh(base, settings))
+                .enableAllAdaptiveRefreshTriggers()
+                .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                .refreshTriggersReconnectAttempts(2)
+                .dynamicRefreshSources(true)
+                .closeStaleConnections(true)
+                .build();
+        return options
+                .topologyRefreshOptions(topology)
+                .maxRedirects(3)
+                .autoReconnect(true)
+                // fail, never queue: a spend in flight when its connection dropped may already have run, and a
+                // queued one would be re-sent after the reconnect. NoReplayIT shows that this is what stops the
+                // replay in cluster mode (Lettuce's replayFilter alone did not, measured on 6.8)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.builder().fixedTimeout(settings.commandTimeout()).build())
+                .socketOptions(base.getSocketOptions().mutate()
+                        .keepAlive(true)
+                        .tcpNoDelay(true)
+                        .build())
+                .build();
+    }
+
+    private static Duration topologyRefresh(ClientOptions base, ClientSettings settings) {
+        if (settings.topologyRefresh() != null) {
+            return settings.topologyRefresh();
+        }
+        if (base instanceof ClusterClientOptions cluster && cluster.getTopologyRefreshOptions().isPeriodicRefreshEnabled()) {
+            return cluster.getTopologyRefreshOptions().getRefreshPeriod();
+        }
+        return ClientSettings.DEFAULT_TOPOLOGY_REFRESH;
+    }
+
+    private static final StoreException NOT_CONNECTED =
+            new StoreException(StoreException.Kind.UNAVAILABLE, "not_connected", "not connected to the Redis Cluster", null);
+
+    static List<RedisURI> uris(RedisStoreSettings settings) {
+        List<RedisURI> uris = new ArrayList<>();
+        for (String seed : settings.seeds()) {
+            // Lettuce bounds the handshake (HELLO/AUTH) and slot-map reads by the URI's timeout; commands have
+            // their own fixed timeout (clientOptions). With the 5 ms command timeout here, a pod's first
+            // handshake failed on a cold JVM and, before retries were fixed, it never connected (issue 11).
+            RedisURI.Builder uri = RedisURI.builder(RedisURI.create(seed)).withTimeout(settings.connectTimeout());
+            if (settings.password() != null) {
+                uri = settings.username() != null
+                        ? uri.withAuthentication(settings.username(), settings.password().toCharArray())
+                        : uri.withPassword(settings.password().toCharArray());
+            }
+            uris.add(uri.build());
+        }
+        return uris;
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+        RedisAdvancedClusterAsyncCommands<String, String> commands = this.commands;
+        if (commands == null) {
+            return CompletableFuture.failedFuture(NOT_CONNECTED);
+        }
+        String[] keyArray = keys.toArray(String[]::new);
+        String[] argArray = args.toArray(String[]::new);
+        CompletableFuture<List<Object>> first = commands.<List<Object>>evalsha(
+                script.sha1(), ScriptOutputType.MULTI, keyArray, argArray).toCompletableFuture();
+        return first.exceptionallyCompose(error -> {
+            if (unwrap(error) instanceof RedisNoScriptException) {
+                return commands.<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keyArray, argArray).toCompletableFuture();
+            }
+            return CompletableFuture.failedFuture(error);
+        }).handle((reply, error) -> {
+            if (error != null) {
+                StoreException failure = translate(script, error);
+                refreshTopologySoon();
+                throw failure;
+            }
+            return longs(reply);
+        });
+    }
+
+    @Override
+    public String shardOf(String redisKey) {
+        StatefulRedisClusterConnection<String, String> connection = this.connection;
+        if (connection == null) {
+            return "unconnected";
+        }
+        RedisClusterNode owner = connection.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey));
+        return owner == null ? "unassigned" : owner.getUri().getHost() + ":" + owner.getUri().getPort();
+    }
+
+    /**
+     * A node that times out or refuses may have failed over: re-read the slot map now rather than at the
+     * next periodic refresh, so checks reach the promoted replica within about a second of its promotion.
+     * Rate-limited, and off the calling thread.
+     */
+    private void refreshTopologySoon() {
+        long last = lastRefreshNanos.get();
+        long now = System.nanoTime();
+        if (now - last >= REFRESH_INTERVAL_NANOS && lastRefreshNanos.compareAndSet(last, now)) {
+            client.refreshPartitionsAsync();
+        }
+    }
+
+    private static List<Long> longs(List<Object> reply) {
+        List<Long> values = new ArrayList<>(reply.size());
+        for (Object value : reply) {
+            values.add(((Number) value).longValue());
+        }
+        return values;
+    }
+
+    static StoreException translate(LuaScript script, Throwable error) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof StoreException store) {
+            return store;
+        }
+        if (cause instanceof RedisCommandTimeoutException || cause instanceof TimeoutException) {
+            return new StoreException(StoreException.Kind.TIMEOUT, script + " timed out", null);
+        }
+        if (isAccessDenial(cause)) {
+            return new StoreException(StoreException.Kind.UNAVAILABLE, "access_denied", script + ": the store refused our credentials: " + safeMessage(cause), null);
+        }
+        if (cause instanceof RedisCommandExecutionException) {
+            // an error raised by the script itself is a bug, not an outage: keep its text for the log
+            return new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", script + " failed: " + safeMessage(cause), null);
+        }
+        return new StoreException(StoreException.Kind.UNAVAILABLE, script + ": store unavailable: " + safeMessage(cause), null);
+    }
+
+    private static boolean isAccessDenial(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (message.contains("NOAUTH") || message.contains("WRONGPASS") || message.contains("NOPERM")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Redis error texts never carry the password, but a URI might: strip anything that looks like one. */
+    static String safeMessage(Throwable cause) {
+        String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return redact(message);
+    }
+
+    public static String redact(String text) {
+        return text.replaceAll("(?i)(rediss?://)[^@/\\s]*@", "$1****@");
+    }
+
+    private static List<String> redacted(List<String> seeds) {
+        return seeds.stream().map(RedisCounterStore::redact).toList();
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof CancellationException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** The live Lettuce connection, for the few callers (pod registry, usage reads) that need plain commands. */
+    public StatefulRedisClusterConnection<String, String> connection() {
+        StatefulRedisClusterConnection<String, String> connection = this.connection;
+        if (connection == null) {
+            throw NOT_CONNECTED;
+        }
+        return connection;
+    }
+
+    /**
+     * Stops connecting and closes whatever is open. A connect still in flight is cut by the client's
+     * shutdown when the store made the client (a handed client is its owner's to shut down); a connection
+     * that arrives after this is closed by {@link #settle}.
+     */
+    @Override
+    public void close() {
+        StatefulRedisClusterConnection<String, String> open;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = connection;
+        }
+        connector.shutdownNow();
+        if (open != null) {
+            open.close();
+        }
+        if (resources != null) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+        firstOutcome.complete(null);
+    }
+}

@@ -1,0 +1,34 @@
+package dev.tollgate.store.read;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the control path reads from a region's counter store, without spending: a token bucket's level,
+ * a sliding log's or a fixed window's count, and the usage the pods report. The store side names the
+ * keys and does the scripts' arithmetic, so a reader never repeats either. Every read is sent at once
+ * and answers later (a reader sends all of a key's reads before it awaits the first); a failure
+ * completes the future exceptionally.
+ */
+public interface CounterReads {
+
+    /** The store's clock in ms: the Redis {@code TIME} the scripts read, so a level is computed as the next script would. */
+    CompletableFuture<Long> clockMs();
+
+    /** A token bucket's level at {@code nowMs}, refilled exactly as {@code spend.lua} refills it. */
+    CompletableFuture<TokenLevel> tokenLevel(String key, String ruleId, BucketShape bucket, long nowMs);
+
+    /** A sliding log's entries still inside its window at {@code nowMs}, as the script would trim them. */
+    CompletableFuture<LogCount> logCount(String key, String ruleId, long windowMs, long nowMs);
+
+    /** The count of the fixed window that holds {@code nowMs}. */
+    CompletableFuture<WindowCount> windowCount(String key, String ruleId, long windowMs, long nowMs);
+
+    /** Cost the region's pods admitted for one rule and key in the usage window that starts at {@code windowStart} (s); 0 when none. */
+    CompletableFuture<Long> admitted(String ruleId, String key, long windowStart);
+
+    /** Cost the region's shadow rules would have denied for one rule in the usage window that starts at {@code windowStart} (s); 0 when none. */
+    CompletableFuture<Long> shadowDenied(String ruleId, long windowStart);
+
+    /** Every rule and key's admitted cost in one usage window; fails unless every shard of it was read. */
+    CompletableFuture<UsageWindow> usageWindow(long windowStart);
+}

@@ -1,0 +1,174 @@
+package dev.tollgate.store;
+
+import dev.tollgate.common.rule.Limit;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.store.script.FixedWindows;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.Refunds;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What every counter store must answer, run against each (as Bucket4j tests every backend with one
+ * suite): {@link InMemoryCounterStoreTest} and {@code RedisCounterStoreContractIT} on a real cluster. Rates
+ * are slow (per day) so that the milliseconds between calls on a real store refill nothing.
+ */
+abstract class CounterStoreContract {
+
+    /** One token a day, burst 3. */
+    private final Rule daily = Rule.of("daily", "api", new Limit.TokenBucket(1, 86_400, 3));
+    private final Rule route = Rule.of("route", "api", new Limit.TokenBucket(1, 86_400, 1));
+    private final Rule big = Rule.tokenBucket("big", "api", 1_000, 2_000);
+    private final Rule login = Rule.slidingLog("login", "auth", 2, 60);
+    private final Rule quota = Rule.fixedWindow("quota", "api", 2, 86_400);
+
+    abstract CounterStore store();
+
+    @Test
+    void aBucketSpendsWholeTokensAndADenySpendsNothing() {
+        String key = key();
+        for (long left = 2; left >= 0; left--) {
+            GroupReply reply = bucket(key, 1, 1, spend(daily));
+            assertThat(reply.granted()).isEqualTo(1);
+            assertThat(reply.remaining()).containsExactly(left);
+        }
+        GroupReply denied = bucket(key, 1, 1, spend(daily));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryMs()).isBetween(86_000_000L, 86_400_000L);
+        assertThat(denied.holdMs()).isGreaterThanOrEqualTo(denied.retryMs());
+        assertThat(denied.remaining()).containsExactly(0);
+    }
+
+    @Test
+    void bucketsOfOneGroupSpendAllOrNothing() {
+        String key = key();
+        assertThat(bucket(key, 1, 1, spend(daily), spend(route)).allowed()).isTrue();
+        GroupReply denied = bucket(key, 1, 1, spend(daily), spend(route));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.remaining()).as("the account bucket kept its tokens").containsExactly(2, 0);
+    }
+
+    @Test
+    void aLeaseIsTheDesignsShareOfWhatIsLeft() {
+        // Enterprise, burst 2,000 on 50 pods: min(50, 2,000 / (2 x 50)) = 20
+        assertThat(bucket(key(), 50, 50, spend(big)).granted()).isEqualTo(20);
+    }
+
+    @Test
+    void aSlidingLogCountsAcceptedEventsAndStampsItsMembers() {
+        String key = key();
+        GroupReply first = call(logCall(key));
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.stamp()).isPositive();
+        assertThat(call(logCall(key)).remaining()).containsExactly(0);
+        GroupReply denied = call(logCall(key));
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryMs()).isBetween(59_000L, 60_000L);
+    }
+
+    @Test
+    void aFixedWindowIsNamedByTheStoresClock() {
+        String key = key();
+        // named by a clock far off: the store answers with its own time, and the call is renamed from it
+        ScriptCall far = SpendCall.of(key, List.of(spend(quota)), 1, 1, 0);
+        List<Long> wrong = store().run(far.script(), far.keys(), far.args()).join();
+        assertThat(FixedWindows.movedTo(wrong)).isPresent();
+        ScriptCall named = SpendCall.of(key, List.of(spend(quota)), 1, 1, FixedWindows.movedTo(wrong).getAsLong());
+        assertThat(call(named).remaining()).containsExactly(1);
+        assertThat(call(named).remaining()).containsExactly(0);
+        assertThat(call(named).allowed()).isFalse();
+    }
+
+    @Test
+    void limitsOfOneKeySpendAllOrNothingWhateverTheirAlgorithm() {
+        String key = key();
+        // the window holds 2 and the log 2: two requests spend from all three limits
+        for (int i = 0; i < 2; i++) {
+            GroupReply reply = mixed(key);
+            assertThat(reply.allowed()).isTrue();
+            assertThat(reply.remaining()).containsExactly(2 - i, 1 - i, 1 - i);
+        }
+        GroupReply denied = mixed(key);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryMs()).as("the longer of the log's wait and the window's").isBetween(1L, 86_400_000L);
+        assertThat(denied.holdMs()).isGreaterThanOrEqualTo(denied.retryMs());
+        assertThat(denied.remaining()).as("the bucket kept its token").containsExactly(1, 0, 0);
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("spent by the two admitted requests only").containsExactly(0);
+    }
+
+    @Test
+    void aLeaseIsNeverGrantedOverALogOrAWindow() {
+        ScriptCall call = SpendCall.of(key(), List.of(spend(big), spend(login)), 50, 1, 0);
+        assertThat(call(call).granted()).isEqualTo(1);
+    }
+
+    @Test
+    void anUnknownKindIsAScriptError() {
+        assertThatThrownBy(() -> store().run(LuaScript.SPEND, List.of("rl:{" + key() + "}:x"), List.of("1", "1", "bogus", "1", "1", "1", "1")).join())
+                .isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(StoreException.class);
+    }
+
+    /** A bucket, a fixed window and a sliding log of one key in one call, its window named by the store's clock. */
+    private GroupReply mixed(String key) {
+        List<Spend> spends = List.of(spend(daily), spend(quota), spend(login));
+        ScriptCall far = SpendCall.of(key, spends, 1, 1, 0);
+        long storeNow = FixedWindows.movedTo(store().run(far.script(), far.keys(), far.args()).join()).orElseThrow();
+        return call(SpendCall.of(key, spends, 1, 1, storeNow));
+    }
+
+    @Test
+    void aRefundGivesBackExactlyWhatTheSpendTook() {
+        String key = key();
+        ScriptCall spendBucket = SpendCall.of(key, List.of(spend(daily)), 1, 1, 0);
+        GroupReply spent = call(spendBucket);
+        store().run(LuaScript.REFUND, spendBucket.keys(), Refunds.of(spendBucket, List.of(spend(daily)), spent).args()).join();
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("3 again before this spend").containsExactly(2);
+
+        ScriptCall spendLog = logCall(key);
+        GroupReply logged = call(spendLog);
+        store().run(LuaScript.REFUND, spendLog.keys(), Refunds.of(spendLog, List.of(spend(login)), logged).args()).join();
+        assertThat(call(spendLog).remaining()).as("the refunded attempt no longer counts").containsExactly(1);
+    }
+
+    @Test
+    void aScriptOverTwoSlotsIsRefused() {
+        ScriptCall one = SpendCall.of(key(), List.of(spend(daily)), 1, 1, 0);
+        ScriptCall other = SpendCall.of(key(), List.of(spend(route)), 1, 1, 0);
+        List<String> keys = List.of(one.keys().get(0), other.keys().get(0));
+        List<String> args = new java.util.ArrayList<>(one.args());
+        args.addAll(other.args().subList(2, other.args().size()));
+        assertThatThrownBy(() -> store().run(LuaScript.SPEND, keys, args).join())
+                .isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(StoreException.class);
+    }
+
+    private GroupReply bucket(String key, int want, int pods, Spend... spends) {
+        return call(SpendCall.of(key, List.of(spends), want, pods, 0));
+    }
+
+    private ScriptCall logCall(String key) {
+        return SpendCall.of(key, List.of(spend(login)), 1, 1, 0);
+    }
+
+    private GroupReply call(ScriptCall call) {
+        return GroupReply.parse(store().run(call.script(), call.keys(), call.args()).join(), call.keys().size());
+    }
+
+    private static Spend spend(Rule rule) {
+        return new Spend(rule, 1.0, 1);
+    }
+
+    private static String key() {
+        return "contract_" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}

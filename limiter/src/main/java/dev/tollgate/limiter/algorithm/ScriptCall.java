@@ -1,9 +1,0 @@
-package dev.tollgate.limiter.algorithm;
-
-import dev.tollgate.limiter.store.LuaScript;
-
-import java.util.List;
-
-/** One atomic script call over keys that share a hash tag. */
-public record ScriptCall(LuaScript script, List<String> keys, List<String> args) {
-}

@@ -1,2 +1,0 @@
-/** Redis key names, built server-side so that no character a caller sends can pick a slot or collide two keys. */
-package dev.tollgate.limiter.key;
