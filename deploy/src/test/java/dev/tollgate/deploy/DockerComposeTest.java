@@ -37,13 +37,20 @@ class DockerComposeTest {
         assertThat(service("postgres").at("image").text()).startsWith("postgres:16");
     }
 
+    @Test
+    void publishesEnvoysRateLimitServiceBesideTheHttpCheck() {
+        assertThat(service("check-service").texts("ports")).containsExactly("127.0.0.1:8080:8080", "127.0.0.1:8090:8090");
+        assertThat(service("rules-service").texts("ports")).hasSize(1);
+        assertThat(service("budget-rebalancer").texts("ports")).hasSize(1);
+    }
+
     @ParameterizedTest
     @CsvSource({"check-service, 8080", "rules-service, 8081", "budget-rebalancer, 8082"})
     void publishesEachServiceOnItsPortAndChecksItsReadiness(String name, int port) {
         Tree service = service(name);
 
         // loopback only: rules-service takes a static admin token here (review L6)
-        assertThat(service.at("ports").value()).isEqualTo(List.of("127.0.0.1:" + port + ":" + port));
+        assertThat(service.texts("ports")).first().isEqualTo("127.0.0.1:" + port + ":" + port);
         assertThat(service.at("build").text()).isEqualTo("./" + name);
         assertThat(service.texts("healthcheck", "test"))
                 .contains("http://127.0.0.1:" + port + "/actuator/health/readiness");

@@ -53,6 +53,8 @@ public final class DevStack implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DevStack.class);
     private static final Duration PODS_READY_TIMEOUT = Duration.ofSeconds(20);
+    /** Envoy's rate limit service (RLS v3) of the default stack's first pod, as in production. */
+    private static final int DEFAULT_GRPC_PORT = 8090;
     /** A key no demo walkthrough uses: the readiness probe spends from it. */
     private static final String PROBE_KEY = "dev-stack-readiness-probe";
 
@@ -139,7 +141,10 @@ public final class DevStack implements AutoCloseable {
         for (int i = 0; i < checkPorts.size(); i++) {
             String name = Service.CHECK_SERVICE.id() + " #" + (i + 1);
             int port = checkPorts.get(i);
-            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, redis.clusterNodes(),
+            // the default stack's first pod answers Envoy on the default 8090; other pods, and stacks on other ports, on any
+            // free port (each pod logs the one it took)
+            int grpcPort = i == 0 && port == StackOptions.DEFAULT_BASE_PORT ? DEFAULT_GRPC_PORT : 0;
+            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, grpcPort, redis.clusterNodes(),
                     rulesService.baseUrl(), options.devToken(), workDirectory.resolve("rules-snapshot-" + port + ".json"),
                     options.propertiesFor(Service.CHECK_SERVICE))));
         }

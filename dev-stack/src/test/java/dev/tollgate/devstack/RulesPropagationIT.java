@@ -168,7 +168,7 @@ class RulesPropagationIT {
 
         RunningApp rulesService = stack.rulesService();
         rulesService.close();
-        try (RunningApp podC = ServiceLauncher.checkService("check-service #3", rulesService.address(), Pod.freePort(), stack.redis().clusterNodes(),
+        try (RunningApp podC = ServiceLauncher.checkService("check-service #3", rulesService.address(), Pod.freePort(), 0, stack.redis().clusterNodes(),
                 rulesService.baseUrl(), stack.options().devToken(), copy, Map.of())) {
             Pod c = Pod.of("pod C", podC);
 

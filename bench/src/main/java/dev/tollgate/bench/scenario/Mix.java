@@ -1,6 +1,7 @@
 package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.Bench;
+import dev.tollgate.client.affinity.Rendezvous;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.rule.Rule;
@@ -20,8 +21,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Keys are named {@code <class>_<n>-r<run>}, so a store call's class can be read off its Redis key.
  *
- * <p>How a client's checks reach the pods is the {@link Routing}: spread at random, or over the client's
- * own keep-alive connections, each pinned to one pod.
+ * <p>How a client's checks reach the pods is the {@link Routing}: spread at random, over the client's own
+ * keep-alive connections, each pinned to one pod, or to the one pod its key hashes to.
  */
 final class Mix {
 
@@ -35,7 +36,12 @@ final class Mix {
          */
         KEEP_ALIVE("each client over its own keep-alive connections", "keep-alive"),
         /** Every check on a random pod of the fleet: the worst case for anything a pod remembers. */
-        SPREAD("every check on a random pod", "random pod");
+        SPREAD("every check on a random pod", "random pod"),
+        /**
+         * Every check on its key's pod, as tollgate-client's key affinity sends it: rendezvous hashing of the key over
+         * the pods' addresses, the same {@link Rendezvous} the client runs, so one pod holds a key's lease and denies.
+         */
+        AFFINITY("every check on its key's pod (the client's key affinity)", "key affinity");
 
         final String label;
         final String shortName;
@@ -108,6 +114,7 @@ final class Mix {
      */
     Mix(Bench bench, Routing routing, double rate, int pods, boolean routeOnItsOwnKey) {
         String run = bench.key("");
+        Rendezvous ring = Rendezvous.of(podAddresses(pods));
         double sum = 0;
         for (Kind kind : Kind.values()) {
             int connections = connections(kind, rate, pods);
@@ -116,7 +123,12 @@ final class Mix {
                 String key = kind.prefix() + "_" + i + run;
                 CheckRequest request = new CheckRequest(Bench.DOMAIN, List.of(
                         CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), routeOnItsOwnKey ? key + ".route" : key, 1)));
-                forKind[i] = new Client(request, routing == Routing.SPREAD ? null : distinctPods(connections, pods));
+                int[] held = switch (routing) {
+                    case SPREAD -> null;
+                    case KEEP_ALIVE -> distinctPods(connections, pods);
+                    case AFFINITY -> new int[] {ring.first(key)};
+                };
+                forKind[i] = new Client(request, held);
             }
             clients[kind.ordinal()] = forKind;
             sum += kind.share;
@@ -127,6 +139,15 @@ final class Mix {
     /** The connections a client holds at a given rate: about rate × response time, at least one. */
     static int connections(Kind kind, double rate, int pods) {
         return (int) Math.max(1, Math.min(pods, Math.ceil(perKeyRate(kind, rate) * RESPONSE_TIME_S)));
+    }
+
+    /** Pod i's address as a client would know it from the headless Service: what the ring hashes, never an index. */
+    static List<String> podAddresses(int pods) {
+        List<String> addresses = new ArrayList<>(pods);
+        for (int i = 0; i < pods; i++) {
+            addresses.add("10.1." + (i / 250) + "." + (i % 250 + 2) + ":8080");
+        }
+        return addresses;
     }
 
     private static int[] distinctPods(int count, int pods) {

@@ -131,11 +131,14 @@ final class TrafficMixScenario implements Scenario {
                 + "(script calls at the engine's store port) divided by checks offered. The stages switch the optimizations on "
                 + "one at a time, as the design's table does; the per-pod-local baseline makes no store calls at all and is "
                 + "listed for what it admits.");
-        section.method("Two routings of the same mix. **Keep-alive** (how a gateway fleet behind an L4 balancer sees its "
+        section.method("Three routings of the same mix. **Keep-alive** (how a gateway fleet behind an L4 balancer sees its "
                 + "clients): each client sends over its own connections, each held by one pod, about rate × response time of "
                 + "them (Little's law, " + Format.millis(Mix.RESPONSE_TIME_S * 1e9) + " responses), on pods picked at random "
                 + "per client. **Random pod**: every check on a random pod, the worst case for anything a pod remembers "
-                + "(leases, denies), e.g. clients that open a new connection per request.");
+                + "(leases, denies), e.g. clients that open a new connection per request. **Key affinity**: every check on "
+                + "its key's pod, as `tollgate-client` routes it (rendezvous hashing of the key over the pods' addresses, "
+                + "its own `Rendezvous` class), so one pod holds each key's lease and its remembered denies; the pods still "
+                + "count " + Bench.PODS + " live pods, so a lease is still sized for " + Bench.PODS + " pods.");
         for (Map.Entry<Mix.Routing, Map<Contender, Result>> byRouting : results.entrySet()) {
             section.table(mixTable(byRouting.getKey(), byRouting.getValue()));
         }

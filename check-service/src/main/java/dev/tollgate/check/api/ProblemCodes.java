@@ -4,6 +4,7 @@ package dev.tollgate.check.api;
 final class ProblemCodes {
 
     static final String BAD_REQUEST = "bad_request";
+    static final String UNAUTHORIZED = "unauthorized";
     static final String INVALID_REQUEST = "invalid_request";
     static final String PAYLOAD_TOO_LARGE = "payload_too_large";
     static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
@@ -21,6 +22,7 @@ final class ProblemCodes {
     static String forStatus(int status) {
         return switch (status) {
             case 400 -> BAD_REQUEST;
+            case 401 -> UNAUTHORIZED;
             case 404 -> NOT_FOUND;
             case 405 -> METHOD_NOT_ALLOWED;
             case 406 -> NOT_ACCEPTABLE;

@@ -15,10 +15,12 @@ import org.hibernate.validator.constraints.time.DurationMax;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Everything check-service reads from configuration, under {@code tollgate.*}: defaults in
@@ -31,10 +33,13 @@ import java.time.Duration;
 public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Valid @DefaultValue Rules rules,
                               @Valid @DefaultValue Breaker breaker, @Valid @DefaultValue Region region,
                               @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
-                              @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics) {
+                              @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
+                              @DefaultValue Grpc grpc, @DefaultValue Access access) {
 
     public CheckProperties {
         redis = redis == null ? new Redis(null) : redis;
+        grpc = grpc == null ? new Grpc(null, null, null, null, null) : grpc;
+        access = access == null ? new Access(null) : access;
     }
 
     /**
@@ -181,5 +186,50 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      *                       {@code near_limit} in {@code tollgate_rule_hits_total} (Envoy's NEAR_LIMIT_RATIO)
      */
     public record Metrics(@DefaultValue("0.8") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double nearLimitRatio) {
+    }
+
+    /**
+     * Envoy's rate limit service (RLS v3) on its own gRPC port.
+     *
+     * @param enabled        whether the port is opened (default true)
+     * @param address        the address to listen on (default: every interface)
+     * @param port           the port (default 8090; 0 picks a free one)
+     * @param maxMessageSize the largest request accepted (default 64 KB, the HTTP check's body limit);
+     *                       a larger one is refused with RESOURCE_EXHAUSTED before it is read whole
+     * @param reflection     whether gRPC server reflection is served (default false: it lists every
+     *                       service and message to anyone who can reach the port)
+     */
+    public record Grpc(Boolean enabled, String address, Integer port, DataSize maxMessageSize, Boolean reflection) {
+
+        public Grpc {
+            enabled = enabled == null || enabled;
+            port = port == null ? 8090 : port;
+            maxMessageSize = maxMessageSize == null ? DataSize.ofKilobytes(64) : maxMessageSize;
+            reflection = reflection != null && reflection;
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("tollgate.grpc.port must be 0-65535, was " + port);
+            }
+            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("tollgate.grpc.max-message-size must be between 1KB and 2GB, was " + maxMessageSize);
+            }
+        }
+    }
+
+    /**
+     * @param tokens the service tokens gateways present on the check ports (HTTP {@code Authorization:
+     *               Bearer}, gRPC {@code authorization} metadata); several at once while one is rotated.
+     *               None (the default): the ports are open to whoever the network lets reach them
+     */
+    public record Access(List<String> tokens) {
+
+        public Access {
+            tokens = tokens == null ? List.of() : List.copyOf(tokens);
+        }
+
+        /** Never the tokens themselves: this record may end up in a log or a failure message. */
+        @Override
+        public String toString() {
+            return "Access[" + tokens.size() + " token(s)]";
+        }
     }
 }

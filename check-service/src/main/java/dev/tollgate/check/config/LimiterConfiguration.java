@@ -1,5 +1,7 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.check.access.ServiceTokens;
+import dev.tollgate.check.envoy.DescriptorBook;
 import dev.tollgate.check.rules.RulesFile;
 import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.limiter.Limiter;
@@ -69,15 +71,33 @@ class LimiterConfiguration {
         return new StaticRuleBook(file == null || file.isBlank() ? List.of() : RulesFile.read(Path.of(file)));
     }
 
+    /** Envoy's descriptor mappings: from the snapshot when rules-service is watched, else from the rules file. */
+    @Bean
+    DescriptorBook descriptorBook(CheckProperties properties) {
+        DescriptorBook descriptors = new DescriptorBook();
+        String file = properties.rules().file();
+        if (!properties.rules().watched() && file != null && !file.isBlank()) {
+            descriptors.apply(RulesFile.readDocument(Path.of(file)).descriptorDomains());
+        }
+        return descriptors;
+    }
+
     /** Only when rules come from rules-service: watches its feed and keeps the last good snapshot. */
     @Bean(initMethod = "start", destroyMethod = "close")
     @Conditional(RulesServiceConfigured.class)
-    RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, JsonMapper json, MeterRegistry registry) {
+    RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, DescriptorBook descriptors, JsonMapper json,
+                              MeterRegistry registry) {
         CheckProperties.Rules rules = properties.rules();
         Path snapshot = Path.of(rules.snapshotFile() == null || rules.snapshotFile().isBlank()
                 ? "tollgate-rules-snapshot.json" : rules.snapshotFile());
         return new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(rules.serviceUrl()), rules.watchToken(), snapshot, Duration.ofSeconds(35)),
-                (SnapshotRuleBook) ruleBook, json, registry);
+                (SnapshotRuleBook) ruleBook, descriptors, json, registry);
+    }
+
+    /** The gateways' service tokens for the HTTP and gRPC check ports; none: open ports. */
+    @Bean
+    ServiceTokens serviceTokens(CheckProperties properties) {
+        return ServiceTokens.of(properties.access().tokens());
     }
 
     @Bean

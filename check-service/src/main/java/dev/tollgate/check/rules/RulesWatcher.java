@@ -1,5 +1,6 @@
 package dev.tollgate.check.rules;
 
+import dev.tollgate.check.envoy.DescriptorBook;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
@@ -43,6 +44,7 @@ public final class RulesWatcher implements AutoCloseable {
 
     private final WatchSettings settings;
     private final SnapshotRuleBook rules;
+    private final DescriptorBook descriptors;
     private final JsonMapper json;
     private final HttpClient http;
     private final RuleValidator validator = new RuleValidator();
@@ -73,8 +75,13 @@ public final class RulesWatcher implements AutoCloseable {
     }
 
     public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, JsonMapper json, MeterRegistry registry) {
+        this(settings, rules, new DescriptorBook(), json, registry);
+    }
+
+    public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, DescriptorBook descriptors, JsonMapper json, MeterRegistry registry) {
         this.settings = settings;
         this.rules = rules;
+        this.descriptors = descriptors;
         this.json = json;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         this.rejected = Counter.builder("tollgate.rules.snapshots.rejected")
@@ -238,8 +245,9 @@ public final class RulesWatcher implements AutoCloseable {
             return false;
         }
         rules.apply(snapshot);
-        log.info("enforcing rules {} ({} rules, {} overrides, {} budgets)", what,
-                snapshot.rules().size(), snapshot.overrides().size(), snapshot.regionBudgets().size());
+        descriptors.apply(snapshot.descriptorDomains());
+        log.info("enforcing rules {} ({} rules, {} overrides, {} budgets, {} descriptor domains)", what,
+                snapshot.rules().size(), snapshot.overrides().size(), snapshot.regionBudgets().size(), snapshot.descriptorDomains().size());
         return true;
     }
 

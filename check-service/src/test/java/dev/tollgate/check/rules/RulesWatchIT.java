@@ -1,7 +1,14 @@
 package dev.tollgate.check.rules;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.check.envoy.RlsServer;
 import dev.tollgate.testsupport.redis.RedisCluster;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,14 +27,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A pod on rules-service's watch feed: applies a good snapshot, refuses a bad one and keeps serving
- * the last good rules, and after a restart with rules-service down still serves its saved snapshot.
+ * A pod on rules-service's watch feed: applies a good snapshot (its rules and its descriptor mappings),
+ * refuses a bad one and keeps serving the last good rules, and after a restart with rules-service down
+ * still serves its saved snapshot.
  */
 class RulesWatchIT {
 
@@ -106,6 +115,38 @@ class RulesWatchIT {
                 await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
                         check(client(pod), key).jsonPath("$.entries[0].unknown_rule").doesNotExist());
                 assertThat(feed.lastAuthorization()).isEqualTo("Bearer renewed-token");
+            }
+        }
+    }
+
+    @Test
+    void followsTheDescriptorMappingsInTheFeedAndRefusesOneThatNamesNoRule() throws Exception {
+        String mapped = GOOD.replace("\"region_budgets\": []", "\"region_budgets\": [], \"descriptor_domains\": [{\"domain\": \"public-api\","
+                + " \"version\": 1, \"descriptors\": [{\"key\": \"account\", \"rule\": \"feed-rule\"}]}]");
+        String namesNoRule = mapped.replace("\"revision\": 1", "\"revision\": 2").replace("\"rule\": \"feed-rule\"}", "\"rule\": \"gone\"}");
+        String account = "acct_" + UUID.randomUUID();
+        try (FakeWatchFeed feed = new FakeWatchFeed();
+             ConfigurableApplicationContext pod = startPod(feed.url(), snapshotDir.resolve("rules-descriptors.json"))) {
+            ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", pod.getBean(RlsServer.class).port()).usePlaintext().build();
+            try {
+                RateLimitServiceGrpc.RateLimitServiceBlockingStub rls = RateLimitServiceGrpc.newBlockingStub(channel);
+                RateLimitRequest request = RateLimitRequest.newBuilder().setDomain("public-api")
+                        .addDescriptors(RateLimitDescriptor.newBuilder()
+                                .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("account").setValue(account)))
+                        .build();
+                feed.publish(1, mapped);
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(rls.withDeadlineAfter(5, TimeUnit.SECONDS)
+                        .shouldRateLimit(request).getStatuses(0).getCurrentLimit().getName()).isEqualTo("feed-rule"));
+
+                feed.publish(2, namesNoRule);
+                MeterRegistry registry = pod.getBean(MeterRegistry.class);
+                await().atMost(Duration.ofSeconds(5)).until(() -> registry.counter("tollgate.rules.snapshots.rejected").count() >= 1);
+                // the last good mapping stays: the second call empties the bucket of 2
+                RateLimitResponse second = rls.withDeadlineAfter(5, TimeUnit.SECONDS).shouldRateLimit(request);
+                assertThat(second.getStatuses(0).getCurrentLimit().getName()).isEqualTo("feed-rule");
+                assertThat(second.getStatuses(0).getLimitRemaining()).isZero();
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.tollgate.common.rule;
 
+import dev.tollgate.common.descriptor.DescriptorDomain;
+
 import java.time.Instant;
 import java.util.List;
 
@@ -13,18 +15,25 @@ import java.util.List;
  * @param rules         every rule, in every mode, ordered by id
  * @param overrides     the active account overrides
  * @param regionBudgets every region's share of every budgeted key; a pod applies its own region's
+ * @param descriptorDomains how Envoy's descriptors map to the rules, per domain, ordered by domain
  */
-public record RuleSnapshot(long revision, List<Rule> rules, List<AccountOverride> overrides, List<RegionBudget> regionBudgets) {
+public record RuleSnapshot(long revision, List<Rule> rules, List<AccountOverride> overrides, List<RegionBudget> regionBudgets,
+                           List<DescriptorDomain> descriptorDomains) {
 
     public RuleSnapshot {
         rules = rules == null ? List.of() : List.copyOf(rules);
         overrides = overrides == null ? List.of() : List.copyOf(overrides);
         regionBudgets = regionBudgets == null ? List.of() : List.copyOf(regionBudgets);
+        descriptorDomains = descriptorDomains == null ? List.of() : List.copyOf(descriptorDomains);
+    }
+
+    public RuleSnapshot(long revision, List<Rule> rules, List<AccountOverride> overrides, List<RegionBudget> regionBudgets) {
+        this(revision, rules, overrides, regionBudgets, List.of());
     }
 
     /** The same snapshot without the overrides that have expired by {@code now}. */
     public RuleSnapshot activeAt(Instant now) {
         List<AccountOverride> active = overrides.stream().filter(o -> o.activeAt(now)).toList();
-        return active.size() == overrides.size() ? this : new RuleSnapshot(revision, rules, active, regionBudgets);
+        return active.size() == overrides.size() ? this : new RuleSnapshot(revision, rules, active, regionBudgets, descriptorDomains);
     }
 }

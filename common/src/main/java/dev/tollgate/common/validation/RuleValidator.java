@@ -1,5 +1,6 @@
 package dev.tollgate.common.validation;
 
+import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.RegionBudget;
@@ -125,8 +126,8 @@ public final class RuleValidator {
 
     /**
      * Checks a whole snapshot as a pod receives it: every rule, every override against its rule, every
-     * region share. A pod applies a snapshot only when this finds nothing, and keeps its last good one
-     * otherwise, so a rule that slipped past rules-service is still never enforced.
+     * region share, every descriptor mapping. A pod applies a snapshot only when this finds nothing, and
+     * keeps its last good one otherwise, so a rule that slipped past rules-service is still never enforced.
      */
     public List<Violation> validate(RuleSnapshot snapshot) {
         List<Violation> violations = new ArrayList<>();
@@ -148,6 +149,16 @@ public final class RuleValidator {
             if (!(budget.share() > 0 && budget.share() <= 1)) {
                 violations.add(new Violation("region_budgets[" + budget.ruleId() + "/" + budget.limitKey() + "/" + budget.region() + "].share",
                         "must be in (0, 1], was " + budget.share()));
+            }
+        }
+        DescriptorValidator descriptors = new DescriptorValidator();
+        Map<String, DescriptorDomain> domains = new HashMap<>();
+        for (DescriptorDomain mapping : snapshot.descriptorDomains()) {
+            for (Violation v : descriptors.validate(mapping, byId)) {
+                violations.add(new Violation("descriptor_domains[" + mapping.domain() + "]." + v.field(), v.message()));
+            }
+            if (domains.put(mapping.domain(), mapping) != null) {
+                violations.add(new Violation("descriptor_domains[" + mapping.domain() + "]", "appears twice"));
             }
         }
         return violations;

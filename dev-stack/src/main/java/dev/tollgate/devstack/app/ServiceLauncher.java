@@ -78,9 +78,10 @@ public final class ServiceLauncher {
      * A check-service pod following rules-service's watch feed.
      *
      * @param snapshotFile where the pod keeps its last good rules snapshot; one per pod
+     * @param grpcPort     the pod's Envoy RLS port (0: any free one)
      */
-    public static RunningApp checkService(String name, String address, int port, String redisNodes, String rulesServiceUrl,
-                                          String token, Path snapshotFile, Map<String, String> extra) {
+    public static RunningApp checkService(String name, String address, int port, int grpcPort, String redisNodes,
+                                          String rulesServiceUrl, String token, Path snapshotFile, Map<String, String> extra) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("spring.autoconfigure.exclude", String.join(",", NOT_IN_CHECK_SERVICE));
         // rules-service's springdoc is on the classpath too; check-service has no API document of its own
@@ -91,6 +92,8 @@ public final class ServiceLauncher {
         properties.put("tollgate.rules.token", token);
         properties.put("tollgate.rules.snapshot-file", snapshotFile.toString());
         properties.put("tollgate.rules.file", "");
+        properties.put("tollgate.grpc.address", address);
+        properties.put("tollgate.grpc.port", Integer.toString(grpcPort));
         properties.put("tollgate.region.name", REGION);
         // the default id is host name + PID, the same for every pod in this JVM: they would count as one
         properties.put("tollgate.pods.id", "dev-" + name.replace(" #", "-"));

@@ -13,6 +13,7 @@ public final class ProblemCodes {
     public static final String PAYLOAD_TOO_LARGE = "payload_too_large";
     public static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
     public static final String INVALID_RULE = "invalid_rule";
+    public static final String INVALID_DESCRIPTORS = "invalid_descriptors";
     public static final String PRECONDITION_REQUIRED = "precondition_required";
     public static final String INTERNAL_ERROR = "internal_error";
     public static final String STORE_UNAVAILABLE = "store_unavailable";

@@ -41,6 +41,16 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return respond(problem);
     }
 
+    @ExceptionHandler(InvalidDescriptorsException.class)
+    ResponseEntity<ProblemDetail> invalidDescriptors(InvalidDescriptorsException e) {
+        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_DESCRIPTORS,
+                "The descriptor mappings were refused before anything was stored: " + e.getMessage());
+        problem.setProperty("errors", e.violations().stream()
+                .map(v -> Map.of("field", v.field(), "message", v.message()))
+                .toList());
+        return respond(problem);
+    }
+
     @ExceptionHandler(NotFoundException.class)
     ResponseEntity<ProblemDetail> notFound(NotFoundException e) {
         return respond(problem(HttpStatus.NOT_FOUND, ProblemCodes.NOT_FOUND, e.getMessage()));

@@ -13,11 +13,11 @@ import java.util.List;
  * response weaken its ETag and the client only echoes what it got. {@code *} is refused: it would let a
  * client replace a rule it never read, the lost update this header exists to prevent.
  */
-record IfMatch(List<Long> versions) {
+public record IfMatch(List<Long> versions) {
 
     static final IfMatch ABSENT = new IfMatch(List.of());
 
-    static IfMatch parse(String header) {
+    public static IfMatch parse(String header) {
         if (header == null || header.isBlank()) {
             return ABSENT;
         }
@@ -42,24 +42,33 @@ record IfMatch(List<Long> versions) {
         return new IfMatch(List.copyOf(versions));
     }
 
-    boolean present() {
+    public boolean present() {
         return !versions.isEmpty();
     }
 
     /** For a change to an existing rule: no header is 428, another version is 409. */
     void require(String ruleId, long current) {
-        if (!present()) {
-            throw new PreconditionRequiredException("Changing rule " + ruleId + " needs If-Match with the version you read"
-                    + " (its ETag, currently \"" + current + "\"), so that a concurrent change is not overwritten.");
-        }
-        checkIfPresent(ruleId, current);
+        requireFor("rule " + ruleId, current);
     }
 
     /** For a change where the header is optional: a stale one is still a conflict. */
     void checkIfPresent(String ruleId, long current) {
+        checkIfPresentFor("rule " + ruleId, current);
+    }
+
+    /** {@link #require} for any versioned thing, named in lower case ("the descriptors of domain d"). */
+    public void requireFor(String subject, long current) {
+        if (!present()) {
+            throw new PreconditionRequiredException("Changing " + subject + " needs If-Match with the version you read"
+                    + " (its ETag, currently \"" + current + "\"), so that a concurrent change is not overwritten.");
+        }
+        checkIfPresentFor(subject, current);
+    }
+
+    public void checkIfPresentFor(String subject, long current) {
         if (present() && !versions.contains(current)) {
-            throw new VersionConflictException("Rule " + ruleId + " is at version " + current + ", not " + describe()
-                    + ": it changed since you read it. Read it again and re-apply your change.", current);
+            throw new VersionConflictException(Character.toUpperCase(subject.charAt(0)) + subject.substring(1) + " is at version "
+                    + current + ", not " + describe() + ": it changed since you read it. Read it again and re-apply your change.", current);
         }
     }
 

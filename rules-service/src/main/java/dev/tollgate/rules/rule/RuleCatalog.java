@@ -12,6 +12,7 @@ import dev.tollgate.rules.problem.NotFoundException;
 import dev.tollgate.rules.problem.VersionConflictException;
 import dev.tollgate.rules.store.OverrideChange;
 import dev.tollgate.rules.store.ChangeLog;
+import dev.tollgate.rules.store.DescriptorRepository;
 import dev.tollgate.rules.store.HistoryEntry;
 import dev.tollgate.rules.store.OverrideRepository;
 import dev.tollgate.rules.store.RuleChange;
@@ -33,13 +34,16 @@ class RuleCatalog {
 
     private final RuleRepository rules;
     private final OverrideRepository overrides;
+    private final DescriptorRepository descriptors;
     private final ChangeLog changes;
     private final RuleValidator validator;
     private final TransactionOperations transactions;
     private final Clock clock;
 
-    RuleCatalog(RuleRepository rules, OverrideRepository overrides, ChangeLog changes, TransactionOperations transactions, Clock clock) {
+    RuleCatalog(RuleRepository rules, OverrideRepository overrides, DescriptorRepository descriptors, ChangeLog changes,
+                TransactionOperations transactions, Clock clock) {
         this.rules = rules;
+        this.descriptors = descriptors;
         this.overrides = overrides;
         this.changes = changes;
         this.validator = new RuleValidator();
@@ -95,6 +99,9 @@ class RuleCatalog {
             }
             ifMatch.require(existing.id(), existing.version());
             checkOverridesStillFit(candidate);
+            if (!existing.domain().equals(candidate.domain())) {
+                refuseWhileMapped(candidate.id(), "domain", "cannot change while");
+            }
             if (existing.sameLimitAs(candidate)) {
                 return new Written(existing, false);
             }
@@ -113,6 +120,7 @@ class RuleCatalog {
             changes.lock();
             Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
             ifMatch.require(ruleId, existing.version());
+            refuseWhileMapped(ruleId, "id", "cannot be deleted while");
             for (AccountOverride override : overrides.find(null, ruleId, null)) {
                 changes.record(OverrideChange.deleted(override, actor, "rule deleted" + (reason == null ? "" : ": " + reason)));
             }
@@ -156,6 +164,18 @@ class RuleCatalog {
         }
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);
+        }
+    }
+
+    /**
+     * A rule that a descriptor mapping names must stay, in its domain: every pod would refuse a snapshot whose
+     * mapping names a rule it does not hold, and with it every later change.
+     */
+    private void refuseWhileMapped(String ruleId, String field, String what) {
+        List<String> domains = descriptors.findAll().stream().filter(mapping -> mapping.names(ruleId)).map(d -> d.domain()).toList();
+        if (!domains.isEmpty()) {
+            throw InvalidRuleException.of(field, what + " the descriptors of domain " + String.join(", ", domains)
+                    + " name rule " + ruleId + "; change those first (PUT /v1/descriptors/{domain})");
         }
     }
 

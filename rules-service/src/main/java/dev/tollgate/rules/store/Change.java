@@ -1,14 +1,14 @@
 package dev.tollgate.rules.store;
 
 /**
- * One change to record in the history, in the transaction that makes it: a {@link RuleChange} or an
- * {@link OverrideChange}, each made by a factory named for what happened, so that what a history row
+ * One change to record in the history, in the transaction that makes it: a {@link RuleChange}, an
+ * {@link OverrideChange} or a {@link DescriptorChange}, each made by a factory named for what happened, so that what a history row
  * holds (which versions, which values before and after) follows from the kind of change.
  */
-public sealed interface Change permits RuleChange, OverrideChange {
+public sealed interface Change permits RuleChange, OverrideChange, DescriptorChange {
 
     /** What changed; the history stores it lower-case. */
-    enum Entity { RULE, OVERRIDE }
+    enum Entity { RULE, OVERRIDE, DESCRIPTOR_DOMAIN }
 
     /** How it changed; the history stores it lower-case. */
     enum Kind { CREATE, REPLACE, DELETE, SHADOW, ENFORCE }
@@ -17,7 +17,7 @@ public sealed interface Change permits RuleChange, OverrideChange {
 
     Kind kind();
 
-    /** The rule changed, or the rule the override changes. */
+    /** The rule changed, or the rule the override changes; for a descriptor domain, the domain. */
     String ruleId();
 
     /** The subject of the bearer token that asked for it. */

@@ -60,7 +60,7 @@ public class ChangeLog {
     public List<HistoryEntry> forRule(String ruleId) {
         return jdbc.sql("SELECT revision, changed_at, changed_by, reason, entity, change, rule_id, account_id,"
                         + " old_version, new_version, old_value::text AS old_json, new_value::text AS new_json"
-                        + " FROM rule_history WHERE rule_id = ? ORDER BY id")
+                        + " FROM rule_history WHERE rule_id = ? AND entity <> 'descriptor_domain' ORDER BY id")
                 .param(ruleId)
                 .query((rs, row) -> new HistoryEntry(
                         rs.getLong("revision"),
@@ -90,6 +90,11 @@ public class ChangeLog {
             newVersion = version(rule.after());
             before = rule.before();
             after = rule.after();
+        } else if (change instanceof DescriptorChange descriptors) {
+            oldVersion = descriptors.before() == null ? null : descriptors.before().version();
+            newVersion = descriptors.after() == null ? null : descriptors.after().version();
+            before = descriptors.before();
+            after = descriptors.after();
         } else {
             OverrideChange override = (OverrideChange) change;
             accountId = override.accountId();

@@ -2,6 +2,7 @@ package dev.tollgate.rules.watch;
 
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.rules.store.ChangeLog;
+import dev.tollgate.rules.store.DescriptorRepository;
 import dev.tollgate.rules.store.OverrideRepository;
 import dev.tollgate.rules.store.RegionBudgetRepository;
 import dev.tollgate.rules.store.RuleRepository;
@@ -24,11 +25,13 @@ class SnapshotReader {
     private final RuleRepository rules;
     private final OverrideRepository overrides;
     private final RegionBudgetRepository budgets;
+    private final DescriptorRepository descriptors;
     private final TransactionTemplate transaction;
     private final Clock clock;
 
     SnapshotReader(ChangeLog changes, RuleRepository rules, OverrideRepository overrides, RegionBudgetRepository budgets,
-                   PlatformTransactionManager transactions, Clock clock) {
+                   DescriptorRepository descriptors, PlatformTransactionManager transactions, Clock clock) {
+        this.descriptors = descriptors;
         this.changes = changes;
         this.rules = rules;
         this.overrides = overrides;
@@ -42,7 +45,8 @@ class SnapshotReader {
     RuleSnapshot read() {
         return transaction.execute(tx -> {
             long revision = changes.revision();
-            return new RuleSnapshot(revision, rules.findAll(null), overrides.find(null, null, clock.instant()), budgets.findAll());
+            return new RuleSnapshot(revision, rules.findAll(null), overrides.find(null, null, clock.instant()), budgets.findAll(),
+                    descriptors.findAll());
         });
     }
 

@@ -1,0 +1,25 @@
+package dev.tollgate.check.envoy;
+
+import dev.tollgate.check.access.ServiceTokens;
+import dev.tollgate.check.config.CheckProperties;
+import dev.tollgate.limiter.Limiter;
+import io.grpc.ServerInterceptors;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The gRPC port for Envoy, unless {@code tollgate.grpc.enabled} is false. */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "tollgate.grpc.enabled", havingValue = "true", matchIfMissing = true)
+class RlsConfiguration {
+
+    @Bean
+    RlsServer rlsServer(CheckProperties properties, Limiter limiter, DescriptorBook descriptors, MeterRegistry registry,
+                        ServiceTokens tokens, @Qualifier("enforcingHealthIndicator") HealthIndicator readiness) {
+        RateLimitGrpcService rateLimits = new RateLimitGrpcService(limiter, descriptors, new RlsMetrics(registry));
+        return new RlsServer(properties.grpc(), ServerInterceptors.intercept(rateLimits, new ServiceTokenInterceptor(tokens)), readiness);
+    }
+}

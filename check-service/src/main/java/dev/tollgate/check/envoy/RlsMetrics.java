@@ -1,0 +1,54 @@
+package dev.tollgate.check.envoy;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The metric names of Envoy's gRPC check, in one place. */
+final class RlsMetrics {
+
+    static final String CALLS = "tollgate.rls.calls";
+    static final String IN_FLIGHT = "tollgate.rls.in_flight";
+    static final String UNMATCHED = "tollgate.rls.descriptors.unmatched";
+
+    enum Outcome {
+        OK, OVER_LIMIT, INVALID, UNAVAILABLE, CANCELLED, INTERNAL;
+
+        final String tag = name().toLowerCase();
+    }
+
+    private final Counter[] calls = new Counter[Outcome.values().length];
+    private final Counter unmatched;
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    RlsMetrics(MeterRegistry registry) {
+        for (Outcome outcome : Outcome.values()) {
+            calls[outcome.ordinal()] = Counter.builder(CALLS).tag("outcome", outcome.tag)
+                    .description("ShouldRateLimit calls by how they ended; cancelled: the caller's deadline passed or it went away")
+                    .register(registry);
+        }
+        this.unmatched = Counter.builder(UNMATCHED)
+                .description("Descriptors no mapping resolves to a rule: answered OK, unlimited")
+                .register(registry);
+        Gauge.builder(IN_FLIGHT, inFlight, AtomicInteger::get)
+                .description("ShouldRateLimit calls started and not yet answered or cancelled")
+                .register(registry);
+    }
+
+    void started() {
+        inFlight.incrementAndGet();
+    }
+
+    void ended(Outcome outcome) {
+        inFlight.decrementAndGet();
+        calls[outcome.ordinal()].increment();
+    }
+
+    void unmatched(int descriptors) {
+        if (descriptors > 0) {
+            unmatched.increment(descriptors);
+        }
+    }
+}

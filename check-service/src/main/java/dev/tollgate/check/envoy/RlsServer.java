@@ -1,0 +1,119 @@
+package dev.tollgate.check.envoy;
+
+import dev.tollgate.check.config.CheckProperties;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.SmartLifecycle;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gRPC port: Envoy's rate limit service, the standard health service (SERVING once the pod enforces,
+ * as its readiness says), and reflection only when asked for. Calls run on grpc-java's default executor,
+ * not the transport's threads: a check is a future, but a call must be cancellable at its deadline even
+ * if something in it ever blocks, and cancellation arrives on the transport's threads.
+ */
+public final class RlsServer implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(RlsServer.class);
+    /** A gateway's headers are a few hundred bytes; Envoy sends none of its own that matter here. */
+    private static final int MAX_METADATA_BYTES = 8 * 1024;
+
+    private final CheckProperties.Grpc settings;
+    private final ServerServiceDefinition rateLimits;
+    private final HealthIndicator readiness;
+    private final HealthStatusManager health = new HealthStatusManager();
+    private final ScheduledExecutorService healthPoll = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "grpc-health");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private volatile Server server;
+
+    RlsServer(CheckProperties.Grpc settings, ServerServiceDefinition rateLimits, HealthIndicator readiness) {
+        this.settings = settings;
+        this.rateLimits = rateLimits;
+        this.readiness = readiness;
+    }
+
+    @Override
+    public void start() {
+        InetSocketAddress listen = settings.address() == null || settings.address().isBlank()
+                ? new InetSocketAddress(settings.port()) : new InetSocketAddress(settings.address(), settings.port());
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(listen)
+                .maxInboundMessageSize((int) settings.maxMessageSize().toBytes())
+                .maxInboundMetadataSize(MAX_METADATA_BYTES)
+                .handshakeTimeout(5, TimeUnit.SECONDS)
+                .addService(rateLimits)
+                .addService(health.getHealthService());
+        if (settings.reflection()) {
+            builder.addService(ProtoReflectionServiceV1.newInstance());
+        }
+        try {
+            server = builder.build().start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the gRPC port " + settings.port() + " (tollgate.grpc.port)", e);
+        }
+        updateHealth();
+        healthPoll.scheduleWithFixedDelay(this::updateHealth, 1, 1, TimeUnit.SECONDS);
+        log.info("Envoy rate limit service (RLS v3) on gRPC port {}{}", server.getPort(), settings.reflection() ? ", with reflection" : "");
+    }
+
+    private void updateHealth() {
+        try {
+            ServingStatus status = Status.UP.equals(readiness.health().getStatus()) ? ServingStatus.SERVING : ServingStatus.NOT_SERVING;
+            health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, status);
+            health.setStatus(RateLimitServiceGrpc.SERVICE_NAME, status);
+        } catch (RuntimeException e) {
+            log.warn("could not update the gRPC health status: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void stop() {
+        Server running = server;
+        healthPoll.shutdownNow();
+        if (running == null) {
+            return;
+        }
+        health.enterTerminalState();
+        running.shutdown();
+        try {
+            if (!running.awaitTermination(5, TimeUnit.SECONDS)) {
+                running.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            running.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        server = null;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return server != null;
+    }
+
+    /** The port the server listens on (the configured one, or the one picked for port 0). */
+    public int port() {
+        Server running = server;
+        if (running == null) {
+            throw new IllegalStateException("the gRPC server is not running");
+        }
+        return running.getPort();
+    }
+}

@@ -1,0 +1,69 @@
+package dev.tollgate.check.envoy;
+
+import dev.tollgate.common.descriptor.DescriptorDomain;
+import dev.tollgate.common.descriptor.DescriptorNode;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DescriptorBookTest {
+
+    private final DescriptorBook book = new DescriptorBook();
+
+    {
+        DescriptorNode labels = new DescriptorNode("route", "/v1/labels", "labels-route", "account", List.of());
+        DescriptorNode anyRoute = new DescriptorNode("route", null, "any-route", null, List.of());
+        DescriptorNode account = new DescriptorNode("account", null, "account-plan", null, List.of(labels, anyRoute));
+        DescriptorNode vip = new DescriptorNode("account", "vip", "vip-plan", null, List.of());
+        DescriptorNode header = new DescriptorNode("generic_key", "checkout", null, null,
+                List.of(new DescriptorNode("remote_address", null, "checkout-ip", null, List.of())));
+        book.apply(List.of(new DescriptorDomain("api", List.of(account, vip, header), 1)));
+    }
+
+    @Test
+    void aKeyWithoutAValueMatchesAnyValueAndKeysByIt() {
+        assertThat(book.resolve("api", List.of("account"), List.of("acme")))
+                .isEqualTo(new DescriptorBook.Resolved("account-plan", "acme"));
+    }
+
+    @Test
+    void anExactValueWinsOverAnyValue() {
+        assertThat(book.resolve("api", List.of("account"), List.of("vip")))
+                .isEqualTo(new DescriptorBook.Resolved("vip-plan", "vip"));
+    }
+
+    @Test
+    void nestedEntriesWalkTheTreeAndTheLimitKeyNamesTheAccountsEntry() {
+        assertThat(book.resolve("api", List.of("account", "route"), List.of("acme", "/v1/labels")))
+                .isEqualTo(new DescriptorBook.Resolved("labels-route", "acme"));
+        assertThat(book.resolve("api", List.of("account", "route"), List.of("acme", "/v1/other")))
+                .isEqualTo(new DescriptorBook.Resolved("any-route", "acme|/v1/other"));
+    }
+
+    @Test
+    void withoutALimitKeyEveryValueMakesTheKeyEscapedSoNoTwoDescriptorsCollide() {
+        DescriptorBook.Resolved piped = book.resolve("api", List.of("account", "route"), List.of("a|b", "c"));
+        DescriptorBook.Resolved split = book.resolve("api", List.of("account", "route"), List.of("a", "b|c"));
+        assertThat(piped.key()).isEqualTo("a\\|b|c");
+        assertThat(split.key()).isEqualTo("a|b\\|c");
+        assertThat(book.resolve("api", List.of("generic_key", "remote_address"), List.of("checkout", "10.0.0.1")))
+                .isEqualTo(new DescriptorBook.Resolved("checkout-ip", "checkout|10.0.0.1"));
+    }
+
+    @Test
+    void aDescriptorThatLandsNowhereOrOnANodeWithoutARuleHasNoLimit() {
+        assertThat(book.resolve("api", List.of("generic_key"), List.of("checkout"))).isNull();
+        assertThat(book.resolve("api", List.of("generic_key"), List.of("other"))).isNull();
+        assertThat(book.resolve("api", List.of("account", "route", "method"), List.of("acme", "/v1/labels", "GET"))).isNull();
+        assertThat(book.resolve("api", List.of("plan"), List.of("free"))).isNull();
+        assertThat(book.resolve("other-domain", List.of("account"), List.of("acme"))).isNull();
+    }
+
+    @Test
+    void applyingReplacesEverything() {
+        book.apply(List.of());
+        assertThat(book.resolve("api", List.of("account"), List.of("acme"))).isNull();
+    }
+}

@@ -1,0 +1,248 @@
+package dev.tollgate.check.envoy;
+
+import com.google.protobuf.UInt64Value;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.RateLimit;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.reflection.v1.ServerReflectionGrpc;
+import io.grpc.reflection.v1.ServerReflectionRequest;
+import io.grpc.reflection.v1.ServerReflectionResponse;
+import io.grpc.stub.StreamObserver;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static dev.tollgate.check.envoy.EnvoyPod.descriptor;
+import static dev.tollgate.check.envoy.EnvoyPod.headers;
+import static dev.tollgate.check.envoy.EnvoyPod.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Envoy's {@code ShouldRateLimit} against two real check-service pods on a real Redis Cluster, driven
+ * by a client generated from Envoy's own protos.
+ */
+class EnvoyRateLimitIT {
+
+    private static EnvoyPod podA;
+    private static EnvoyPod podB;
+
+    @BeforeAll
+    static void startPods() {
+        podA = EnvoyPod.start("envoy-a", RedisCluster.shared().clusterNodes(), Map.of());
+        podB = EnvoyPod.start("envoy-b", RedisCluster.shared().clusterNodes(), Map.of());
+    }
+
+    @AfterAll
+    static void stopPods() throws InterruptedException {
+        if (podB != null) {
+            podB.close();
+        }
+        if (podA != null) {
+            podA.close();
+        }
+    }
+
+    @Test
+    void aDescriptorIsCheckedAgainstItsRuleWithItsStatusAndHeaders() {
+        String account = account();
+        RateLimitResponse response = podA.shouldRateLimitLogged(request("envoy", descriptor("account", account)));
+
+        assertThat(response.getOverallCode()).isEqualTo(Code.OK);
+        DescriptorStatus status = response.getStatuses(0);
+        assertThat(status.getCode()).isEqualTo(Code.OK);
+        assertThat(status.getCurrentLimit()).isEqualTo(RateLimit.newBuilder()
+                .setName("account-minute").setRequestsPerUnit(1).setUnit(RateLimit.Unit.MINUTE).build());
+        assertThat(status.getLimitRemaining()).isEqualTo(2);
+        assertThat(status.getDurationUntilReset().getSeconds()).isBetween(1L, 60L);
+        assertThat(headers(response)).containsExactly(
+                entry("RateLimit-Policy", "\"account-minute\";q=1;w=60"),
+                entry("RateLimit", "\"account-minute\";r=2;t=" + ceilSeconds(status)));
+    }
+
+    @Test
+    void overLimitIsOverLimitWithRetryAfterForEnvoyToAdd() {
+        String account = account();
+        RateLimitRequest request = request("envoy", descriptor("account", account));
+        for (int i = 0; i < 3; i++) {
+            assertThat(podA.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OK);
+        }
+        RateLimitResponse denied = podA.shouldRateLimitLogged(request);
+
+        assertThat(denied.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(denied.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(denied.getStatuses(0).getLimitRemaining()).isZero();
+        Map<String, String> headers = headers(denied);
+        assertThat(headers).containsEntry("RateLimit-Policy", "\"account-minute\";q=1;w=60").containsKey("Retry-After");
+        // a token a minute: the next one is most of a minute away
+        assertThat(Long.parseLong(headers.get("Retry-After"))).isBetween(30L, 60L);
+        assertThat(headers.get("RateLimit")).isEqualTo("\"account-minute\";r=0;t=" + headers.get("Retry-After"));
+    }
+
+    @Test
+    void nestedDescriptorsOnTheAccountsKeyAreSpentAllOrNothing() {
+        String account = account();
+        RateLimitRequest both = request("envoy", descriptor("account", account), descriptor("account", account, "route", "/v1/labels"));
+
+        RateLimitResponse first = podA.shouldRateLimit(both);
+        assertThat(first.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(first.getStatuses(1).getCurrentLimit().getName()).isEqualTo("labels-route");
+        assertThat(first.getStatuses(0).getLimitRemaining()).isEqualTo(2);
+        assertThat(first.getStatuses(1).getLimitRemaining()).isEqualTo(1);
+        assertThat(podA.shouldRateLimit(both).getOverallCode()).isEqualTo(Code.OK);
+
+        RateLimitResponse denied = podA.shouldRateLimitLogged(both);
+        assertThat(denied.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        // the route limit ran out: the headers name it, whether the store or the pod's local bucket said no
+        assertThat(headers(denied)).containsEntry("RateLimit-Policy", "\"labels-route\";q=1;w=120");
+        assertThat(denied.getStatuses(1).getCurrentLimit()).isEqualTo(RateLimit.newBuilder()
+                .setName("labels-route").setRequestsPerUnit(30).setUnit(RateLimit.Unit.HOUR).build());
+
+        // the denied call spent nothing of the account's bucket (envoyproxy/ratelimit #1060: no counter pollution)
+        RateLimitResponse accountOnly = podA.shouldRateLimit(request("envoy", descriptor("account", account)));
+        assertThat(accountOnly.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(accountOnly.getStatuses(0).getLimitRemaining()).isZero();
+    }
+
+    @Test
+    void hitsAddendIsTheCostForTheRequestAndPerDescriptor() {
+        String account = account();
+        RateLimitResponse two = podA.shouldRateLimit(request("envoy", descriptor("account", account)).toBuilder().setHitsAddend(2).build());
+        assertThat(two.getStatuses(0).getLimitRemaining()).isEqualTo(1);
+
+        String other = account();
+        RateLimitDescriptor costsThree = descriptor("account", other).toBuilder().setHitsAddend(UInt64Value.of(3)).build();
+        RateLimitResponse three = podA.shouldRateLimit(request("envoy", costsThree).toBuilder().setHitsAddend(1).build());
+        assertThat(three.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(three.getStatuses(0).getLimitRemaining()).isZero();
+    }
+
+    @Test
+    void aShadowRuleNeverDenies() {
+        String trial = account();
+        RateLimitRequest request = request("envoy", descriptor("trial_account", trial));
+        assertThat(podA.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OK);
+
+        RateLimitResponse counted = podA.shouldRateLimit(request);
+        assertThat(counted.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(counted.getStatuses(0).getCode()).isEqualTo(Code.OK);
+        assertThat(counted.getStatuses(0).getCurrentLimit().getName()).isEqualTo("trial-window");
+        // a shadow limit is never advertised to clients
+        assertThat(headers(counted)).isEmpty();
+    }
+
+    @Test
+    void aDescriptorNoMappingLimitsIsOkWithNoLimit() {
+        String account = account();
+        RateLimitResponse response = podA.shouldRateLimit(request("envoy",
+                descriptor("generic_key", "no-limit-here"), descriptor("unknown_key", "x"), descriptor("account", account)));
+
+        assertThat(response.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(response.getStatuses(0)).isEqualTo(DescriptorStatus.newBuilder().setCode(Code.OK).build());
+        assertThat(response.getStatuses(1)).isEqualTo(DescriptorStatus.newBuilder().setCode(Code.OK).build());
+        assertThat(response.getStatuses(2).getCurrentLimit().getName()).isEqualTo("account-minute");
+        assertThat(podA.shouldRateLimit(request("other-domain", descriptor("account", account))).getStatusesList())
+                .containsExactly(DescriptorStatus.newBuilder().setCode(Code.OK).build());
+    }
+
+    @Test
+    void oneLimitHoldsAcrossTwoPods() {
+        String account = account();
+        RateLimitRequest request = request("envoy", descriptor("account", account));
+        int admitted = 0;
+        for (int i = 0; i < 8; i++) {
+            EnvoyPod pod = i % 2 == 0 ? podA : podB;
+            if (pod.shouldRateLimit(request).getOverallCode() == Code.OK) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(3);
+        assertThat(podB.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(podA.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    }
+
+    @Test
+    void badRequestsAreInvalidArgumentNamingTheDescriptor() {
+        assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy")))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).contains("descriptors: must hold at least one descriptor");
+                });
+        RateLimitDescriptor tooCostly = descriptor("account", account()).toBuilder().setHitsAddend(UInt64Value.of(4)).build();
+        assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy", descriptor("unknown_key", "x"), tooCostly)))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+                    assertThat(e.getStatus().getDescription()).startsWith("descriptors[1].cost is above the largest cost rule account-minute allows (3)");
+                });
+        assertThatThrownBy(() -> podA.shouldRateLimit(request("", descriptor("account", account()))))
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    }
+
+    @Test
+    void aMessageOverTheSizeLimitIsRefusedUnread() {
+        RateLimitRequest huge = request("envoy", descriptor("account", "x".repeat(70 * 1024)));
+        assertThatThrownBy(() -> podA.shouldRateLimit(huge))
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED));
+        // the channel still serves
+        assertThat(podA.shouldRateLimit(request("envoy", descriptor("account", account()))).getOverallCode()).isEqualTo(Code.OK);
+    }
+
+    @Test
+    void theHealthServiceSaysServingAndReflectionIsOff() throws Exception {
+        HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(podA.channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(health.check(HealthCheckRequest.getDefaultInstance()).getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+            assertThat(health.check(HealthCheckRequest.newBuilder().setService("envoy.service.ratelimit.v3.RateLimitService").build())
+                    .getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+        });
+
+        CompletableFuture<Status> reflection = new CompletableFuture<>();
+        StreamObserver<ServerReflectionRequest> ask = ServerReflectionGrpc.newStub(podA.channel).serverReflectionInfo(new StreamObserver<>() {
+            @Override
+            public void onNext(ServerReflectionResponse value) {
+                reflection.complete(Status.OK);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                reflection.complete(Status.fromThrowable(t));
+            }
+
+            @Override
+            public void onCompleted() {
+                reflection.complete(Status.OK);
+            }
+        });
+        ask.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
+        ask.onCompleted();
+        assertThat(reflection.get(5, TimeUnit.SECONDS).getCode()).isEqualTo(Status.Code.UNIMPLEMENTED);
+    }
+
+    private static long ceilSeconds(DescriptorStatus status) {
+        long ms = status.getDurationUntilReset().getSeconds() * 1000 + status.getDurationUntilReset().getNanos() / 1_000_000;
+        return (ms + 999) / 1000;
+    }
+
+    private static String account() {
+        return "acct_" + UUID.randomUUID();
+    }
+}

@@ -1,0 +1,343 @@
+package dev.tollgate.client;
+
+import dev.tollgate.client.affinity.DnsPodSource;
+import dev.tollgate.client.affinity.Rendezvous;
+import dev.tollgate.client.testing.CheckPod;
+import dev.tollgate.client.testing.LoopbackDns;
+import dev.tollgate.client.testing.SilentServer;
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.RateLimitHeaders;
+import dev.tollgate.common.check.Verdict;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The client against real check-service pods on a real Redis Cluster, over loopback HTTP: answers, the deadline,
+ * each fail mode, key affinity and a killed pod. Two pods share one port on 127.0.0.2 and 127.0.0.3, as a headless
+ * Service's pods share one, so the DNS discovery test can name them by A records alone.
+ */
+class ClientIT {
+
+    static final Path RULES = Path.of("src/test/resources/client-rules.yml");
+    /** Above the pods' own check deadline (400 ms here), so a slow store is the rule's fail mode, not the client's; generous for a loaded 2-core box. */
+    static final Duration DEADLINE = Duration.ofSeconds(3);
+
+    static String region;
+    static int port;
+    static CheckPod podA;
+    static CheckPod podB;
+    static TollgateClient client;
+
+    @BeforeAll
+    static void startPods() {
+        region = "client-it-" + UUID.randomUUID();
+        port = CheckPod.portFreeOn("127.0.0.2", "127.0.0.3");
+        podA = CheckPod.start("127.0.0.2", port, RedisCluster.shared().seedUris(), region, "a", RULES, Map.of());
+        podB = CheckPod.start("127.0.0.3", port, RedisCluster.shared().seedUris(), region, "b", RULES, Map.of());
+        client = TollgateClient.builder().pods(List.of(podA.base(), podB.base())).deadline(DEADLINE).build();
+        warmUp(client, podA, podB);
+    }
+
+    /**
+     * A first check loads the classes of the client and the pod and the pod's scripts into Redis, which on a loaded
+     * 2-core box can take seconds: done here, so that the tests time what they are about.
+     */
+    static void warmUp(TollgateClient client, CheckPod... pods) {
+        for (CheckPod pod : pods) {
+            try (TollgateClient direct = TollgateClient.builder().endpoint(pod.base()).deadline(Duration.ofSeconds(30)).build()) {
+                assertThat(direct.checkBlocking(roomy("acct_warmup")).fallback()).isNull();
+            }
+        }
+        for (int i = 0; i < 10; i++) {
+            client.check(roomy("acct_warmup_" + i), Duration.ofSeconds(30)).block();
+        }
+    }
+
+    @AfterAll
+    static void stopPods() {
+        if (client != null) {
+            client.close();
+        }
+        if (podB != null) {
+            podB.close();
+        }
+        if (podA != null) {
+            podA.close();
+        }
+    }
+
+    static CheckRequest tight(String key) {
+        return new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", key, 1)));
+    }
+
+    static CheckRequest roomy(String key) {
+        return new CheckRequest("public-api", List.of(CheckEntry.of("api-roomy", key, 1)));
+    }
+
+    @Test
+    void allowsUpToTheBurstThenDenies() {
+        String key = "acct_" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) {
+            CheckResult result = client.check(tight(key)).block();
+            assertThat(result.verdict()).as("check %d", i + 1).isEqualTo(Verdict.ALLOW);
+            assertThat(result.fallback()).isNull();
+            assertThat(result.response().entries().get(0).remaining()).isEqualTo(2 - i);
+        }
+        CheckResult denied = client.check(tight(key)).block();
+        assertThat(denied.verdict()).isEqualTo(Verdict.DENY);
+        assertThat(denied.fallback()).isNull();
+        assertThat(denied.response().entries().get(0).retryMs()).isPositive();
+    }
+
+    @Test
+    void theBlockingCallAnswersAsTheReactiveOne() {
+        String key = "acct_" + UUID.randomUUID();
+        List<Verdict> verdicts = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            verdicts.add(client.checkBlocking(tight(key)).verdict());
+        }
+        assertThat(verdicts).containsExactly(Verdict.ALLOW, Verdict.ALLOW, Verdict.ALLOW, Verdict.DENY);
+    }
+
+    @Test
+    void aKeysChecksAllGoToTheSamePodAndKeysSpreadOverBoth() {
+        Rendezvous ring = Rendezvous.of(List.of(podA.base().getHost() + ":" + port, podB.base().getHost() + ":" + port));
+        Set<URI> used = new HashSet<>();
+        for (int k = 0; k < 20; k++) {
+            String key = "acct_" + UUID.randomUUID();
+            URI expected = ring.first(key) == 0 ? podA.base() : podB.base();
+            for (int i = 0; i < 5; i++) {
+                CheckResult result = client.check(roomy(key)).block();
+                assertThat(result.fallback()).isNull();
+                assertThat(result.pod()).as("key %s, check %d", key, i).isEqualTo(expected);
+            }
+            used.add(expected);
+        }
+        assertThat(used).containsExactlyInAnyOrder(podA.base(), podB.base());
+    }
+
+    @Test
+    void keepsItsConnectionsAliveAcrossChecks() {
+        try (TollgateClient fresh = TollgateClient.builder().endpoint(podA.base()).deadline(Duration.ofSeconds(5)).build()) {
+            long started = System.nanoTime();
+            for (int i = 0; i < 200; i++) {
+                assertThat(fresh.checkBlocking(roomy("acct_keepalive")).fallback()).isNull();
+            }
+            System.out.printf("200 sequential checks over kept-alive connections: %.2f ms each, %d connections%n",
+                    (System.nanoTime() - started) / 200 / 1e6, fresh.connectionsOpened());
+            // a connection goes back to the pool just after its answer is handed over, so a check that starts at once
+            // may find none idle and open one more (seen once or twice in 200 on a loaded box); never one per check
+            assertThat(fresh.connectionsOpened()).isBetween(1L, 3L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailMode.class)
+    void aPodThatNeverAnswersGetsTheFailModeWithinTheDeadline(FailMode mode) throws Exception {
+        Duration deadline = Duration.ofMillis(300);
+        try (SilentServer silent = new SilentServer();
+             TollgateClient late = TollgateClient.builder().endpoint(silent.base()).deadline(deadline).failMode(mode).build()) {
+            // the first call of a fresh client also loads its classes, which a loaded box can stretch to seconds; the
+            // second shows what the deadline holds to
+            for (int call = 1; call <= 2; call++) {
+                long started = System.nanoTime();
+                if (mode == FailMode.ERROR) {
+                    assertThatThrownBy(() -> late.checkBlocking(tight("acct_late")))
+                            .isInstanceOfSatisfying(TollgateUnavailableException.class,
+                                    e -> assertThat(e.reason()).isEqualTo(ClientFallback.Reason.DEADLINE));
+                } else {
+                    CheckResult result = late.checkBlocking(tight("acct_late"));
+                    System.out.println("a client fallback: " + result);
+                    assertThat(result.verdict()).isEqualTo(mode == FailMode.ALLOW ? Verdict.ALLOW : Verdict.DENY);
+                    assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.DEADLINE);
+                    assertThat(result.response()).isNull();
+                    assertThat(result.headers()).isEqualTo(RateLimitHeaders.NONE);
+                }
+                long tookMs = (System.nanoTime() - started) / 1_000_000;
+                System.out.printf("fail mode %s, call %d against a silent pod: answered after %d ms (deadline %d ms)%n",
+                        mode, call, tookMs, deadline.toMillis());
+                assertThat(tookMs).as("call %d answered at the deadline, not long after", call)
+                        .isBetween(deadline.toMillis() - 5, deadline.toMillis() + (call == 1 ? 3_000 : 300));
+            }
+        }
+    }
+
+    @Test
+    void aPerCallDeadlineOverridesTheClients() throws Exception {
+        try (SilentServer silent = new SilentServer();
+             TollgateClient late = TollgateClient.builder().endpoint(silent.base()).deadline(Duration.ofSeconds(30)).build()) {
+            long started = System.nanoTime();
+            CheckResult result = late.checkBlocking(tight("acct_late"), Duration.ofMillis(100));
+            assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.DEADLINE);
+            assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(1_000);
+        }
+    }
+
+    @Test
+    void aPortThatRefusesIsUnreachableAtOnce() throws Exception {
+        int closed;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            closed = probe.getLocalPort();
+        }
+        try (TollgateClient nowhere = TollgateClient.builder().endpoint(URI.create("http://127.0.0.1:" + closed))
+                .deadline(Duration.ofSeconds(20)).failMode(FailMode.DENY).build()) {
+            long started = System.nanoTime();
+            CheckResult result = nowhere.checkBlocking(tight("acct_nowhere"));
+            assertThat(result.verdict()).isEqualTo(Verdict.DENY);
+            assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.UNREACHABLE);
+            assertThat((System.nanoTime() - started) / 1_000_000).as("a refused connect does not wait for the deadline").isLessThan(5_000);
+        }
+    }
+
+    @Test
+    void aRefusedCheckIsAProblemNeverAFallback() {
+        CheckRequest zeroCost = new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", "acct_x", 0)));
+        assertThatThrownBy(() -> client.checkBlocking(zeroCost))
+                .isInstanceOfSatisfying(TollgateProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(422);
+                    assertThat(e.code()).isEqualTo("invalid_request");
+                    assertThat(e.body()).contains("entries[0].cost");
+                });
+    }
+
+    @Test
+    void sendsTheServiceTokenAPodAsksFor() {
+        String token = "client-it-token-" + UUID.randomUUID();
+        try (CheckPod guarded = CheckPod.start("127.0.0.1", 0, RedisCluster.shared().seedUris(), region + "-guarded", "g", RULES,
+                Map.of("tollgate.access.tokens", token));
+             TollgateClient without = TollgateClient.builder().endpoint(guarded.base()).deadline(Duration.ofSeconds(30)).build();
+             TollgateClient with = TollgateClient.builder().endpoint(guarded.base()).token(token).deadline(Duration.ofSeconds(30)).build()) {
+            assertThatThrownBy(() -> without.checkBlocking(roomy("acct_token")))
+                    .isInstanceOfSatisfying(TollgateProblemException.class, e -> assertThat(e.status()).isEqualTo(401));
+            assertThat(with.checkBlocking(roomy("acct_token")).fallback()).isNull();
+        }
+    }
+
+    @Test
+    void aFailClosedRuleWhoseStoreIsDownIsADenyEvenWhenTheClientFailsOpen() throws Exception {
+        int noRedis;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            noRedis = probe.getLocalPort();
+        }
+        try (CheckPod storeless = CheckPod.start("127.0.0.1", 0, List.of("redis://127.0.0.1:" + noRedis), region + "-storeless", "s", RULES,
+                Map.of("tollgate.redis.connect-timeout", "200ms"));
+             TollgateClient open = TollgateClient.builder().endpoint(storeless.base()).deadline(DEADLINE).failMode(FailMode.ALLOW).build()) {
+            CheckResult login = open.checkBlocking(new CheckRequest("auth", List.of(CheckEntry.of("login-ip", "203.0.113.9", 1))));
+            assertThat(login.verdict()).isEqualTo(Verdict.DENY);
+            assertThat(login.fallback().reason()).isEqualTo(ClientFallback.Reason.CLOSED_RULE_UNAVAILABLE);
+            assertThat(login.fallback().detail()).containsAnyOf("store_unavailable", "store_timeout");
+
+            CheckResult api = open.checkBlocking(tight("acct_storeless"));
+            assertThat(api.verdict()).as("an open rule is answered by the pod's fallback bucket").isEqualTo(Verdict.ALLOW);
+            assertThat(api.fallback()).as("that is Tollgate's answer, not the client's").isNull();
+            assertThat(api.response().entries().get(0).fallback()).isEqualTo("fail_open");
+        }
+    }
+
+    @Test
+    void aKilledPodsKeysMoveToTheirNextPodWithoutAHang() {
+        CheckPod third = CheckPod.start(RedisCluster.shared().seedUris(), region, "c", RULES);
+        List<URI> all = List.of(podA.base(), podB.base(), third.base());
+        try (TollgateClient three = TollgateClient.builder().pods(all).deadline(DEADLINE).build()) {
+            warmUp(three, third);
+            Rendezvous ring = Rendezvous.of(all.stream().map(uri -> uri.getHost() + ":" + uri.getPort()).toList());
+            String key = null;
+            URI next = null;
+            for (int i = 0; key == null; i++) {
+                int[] order = ring.order("acct_moving_" + i);
+                if (order[0] == 2) {
+                    key = "acct_moving_" + i;
+                    next = all.get(order[1]);
+                }
+            }
+            for (int i = 0; i < 5; i++) {
+                assertThat(three.checkBlocking(roomy(key)).pod()).isEqualTo(third.base());
+            }
+
+            third.close();
+
+            List<CheckResult> after = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                long started = System.nanoTime();
+                after.add(three.checkBlocking(roomy(key)));
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).as("check %d after the kill", i).isLessThan(DEADLINE.plusMillis(200));
+            }
+            // the check racing the pod's last FIN may be lost in flight (never re-sent: it may have been spent); none after it
+            assertThat(after.subList(1, after.size())).allSatisfy(result -> {
+                assertThat(result.fallback()).isNull();
+                assertThat(result.verdict()).isEqualTo(Verdict.ALLOW);
+            });
+            assertThat(after.subList(1, after.size())).extracting(CheckResult::pod).containsOnly(next);
+        } finally {
+            third.close();
+        }
+    }
+
+    @Test
+    void findsThePodsByTheHeadlessServicesARecordsAndFollowsThem() throws Exception {
+        try (LoopbackDns dns = new LoopbackDns("tollgate-check.test", List.of("127.0.0.2", "127.0.0.3"));
+             TollgateClient discovering = TollgateClient.builder()
+                     .podSource(DnsPodSource.start("tollgate-check.test", port, Duration.ofMillis(200), dns.address()))
+                     .deadline(DEADLINE).build()) {
+            Set<URI> used = new HashSet<>();
+            for (int k = 0; k < 20; k++) {
+                CheckResult result = discovering.checkBlocking(roomy("acct_dns_" + k));
+                assertThat(result.fallback()).isNull();
+                used.add(result.pod());
+            }
+            assertThat(used).containsExactlyInAnyOrder(podA.base(), podB.base());
+
+            dns.answer(List.of("127.0.0.3"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            Set<URI> usedAfter = new HashSet<>();
+            while (System.nanoTime() < deadline) {
+                usedAfter.clear();
+                for (int k = 0; k < 20; k++) {
+                    usedAfter.add(discovering.checkBlocking(roomy("acct_dns_" + k)).pod());
+                }
+                if (usedAfter.equals(Set.of(podB.base()))) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            assertThat(usedAfter).containsExactly(podB.base());
+
+            dns.answer(List.of());
+            Thread.sleep(500);
+            assertThat(discovering.checkBlocking(roomy("acct_dns_0")).pod())
+                    .as("a lookup that finds nothing keeps the last pods").isEqualTo(podB.base());
+        }
+    }
+
+    @Test
+    void noPodKnownIsUnreachable() throws Exception {
+        try (LoopbackDns dns = new LoopbackDns("nothing.test", List.of());
+             TollgateClient none = TollgateClient.builder()
+                     .podSource(DnsPodSource.start("nothing.test", port, Duration.ofMillis(200), dns.address()))
+                     .failMode(FailMode.DENY).build()) {
+            CheckResult result = none.checkBlocking(tight("acct_none"));
+            assertThat(result.verdict()).isEqualTo(Verdict.DENY);
+            assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.UNREACHABLE);
+            assertThat(result.pod()).isNull();
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.tollgate.gateway;
+
+import dev.tollgate.client.TollgateClient;
+import dev.tollgate.client.affinity.DnsPodSource;
+import dev.tollgate.gateway.key.AccountKeyResolver;
+import dev.tollgate.gateway.key.IpKeyResolver;
+import dev.tollgate.gateway.key.RouteKeyResolver;
+import dev.tollgate.limiter.Limiter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.gateway.config.GatewayAutoConfiguration;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+
+/**
+ * The limiter ({@code tollgateRateLimiter}) and the key resolvers ({@code tollgateAccountKeyResolver}, the default;
+ * {@code tollgateRouteKeyResolver}, {@code tollgateIpKeyResolver}) for routes to name. Before Spring Cloud Gateway's
+ * own configuration, whose {@code RequestRateLimiter} filter exists only when a limiter and a resolver already do.
+ * {@code tollgate.gateway.enabled=false} turns it off.
+ */
+@AutoConfiguration(before = GatewayAutoConfiguration.class)
+@ConditionalOnProperty(prefix = "tollgate.gateway", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(TollgateGatewayProperties.class)
+public class TollgateGatewayAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "client", matchIfMissing = true)
+    TollgateClient tollgateClient(TollgateGatewayProperties properties) {
+        TollgateGatewayProperties.Client client = properties.client();
+        if (client.sourcesGiven() != 1) {
+            throw new IllegalStateException("tell the Tollgate gateway limiter where check-service is with exactly one of "
+                    + "tollgate.gateway.client.endpoint (a Service address), tollgate.gateway.client.pods (a list, key affinity) "
+                    + "or tollgate.gateway.client.dns-service (a headless Service, key affinity); or set tollgate.gateway.mode=embedded");
+        }
+        TollgateClient.Builder builder = TollgateClient.builder().deadline(client.deadline()).failMode(properties.failMode())
+                .token(client.token());
+        if (client.endpoint() != null) {
+            builder.endpoint(client.endpoint());
+        } else if (!client.pods().isEmpty()) {
+            builder.pods(client.pods());
+        } else {
+            builder.podSource(DnsPodSource.start(client.dnsService(), client.dnsPort(), client.dnsRefresh()));
+        }
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Checks tollgateChecks(TollgateGatewayProperties properties, ObjectProvider<TollgateClient> client, ObjectProvider<Limiter> limiter) {
+        if (properties.mode() == TollgateGatewayProperties.Mode.EMBEDDED) {
+            Limiter engine = limiter.getIfUnique();
+            if (engine == null) {
+                throw new IllegalStateException("tollgate.gateway.mode=embedded needs one dev.tollgate.limiter.Limiter bean: build it with "
+                        + "Limiter.builder(ruleBook, RedisCounterStore.connect(settings)) on the region's Redis Cluster");
+            }
+            return new EmbeddedChecks(engine, properties.failMode());
+        }
+        return new ClientChecks(client.getObject());
+    }
+
+    @Bean
+    TollgateRateLimiter tollgateRateLimiter(Checks checks, ConfigurationService configurationService) {
+        return new TollgateRateLimiter(checks, configurationService);
+    }
+
+    @Bean
+    @Primary
+    AccountKeyResolver tollgateAccountKeyResolver(TollgateGatewayProperties properties) {
+        return new AccountKeyResolver(properties.keys().accountHeader());
+    }
+
+    @Bean
+    RouteKeyResolver tollgateRouteKeyResolver() {
+        return new RouteKeyResolver();
+    }
+
+    @Bean
+    IpKeyResolver tollgateIpKeyResolver(TollgateGatewayProperties properties) {
+        return new IpKeyResolver(properties.keys().trustedProxies());
+    }
+}
