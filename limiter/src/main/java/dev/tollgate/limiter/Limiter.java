@@ -351,11 +351,14 @@ public final class Limiter {
                 EntryResult result = answer.results().get(i).withQuotaOf(group.rule(i));
                 metrics.decided(result.rule(), result.verdict());
                 metrics.hit(group.rule(i), result.verdict(), group.cost(i), result.remaining(), spends.get(i).share());
-                if (group.shadow() && result.verdict() == Verdict.DENY) {
-                    metrics.shadowDenied(result.rule());
-                }
+                long cost = 0;
                 for (int entry : group.entryIndexes(i)) {
                     results[entry] = result;
+                    cost += entries.get(entry).costValue();
+                }
+                if (group.shadow() && result.verdict() == Verdict.DENY) {
+                    metrics.shadowDenied(result.rule());
+                    usage.shadowDenied(result.rule(), cost);
                 }
             }
         }

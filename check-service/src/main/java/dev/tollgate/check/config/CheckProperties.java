@@ -34,12 +34,10 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
                               @Valid @DefaultValue Breaker breaker, @Valid @DefaultValue Region region,
                               @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
                               @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
-                              @DefaultValue Grpc grpc, @DefaultValue Access access) {
+                              @Valid @DefaultValue Grpc grpc, @DefaultValue Access access) {
 
     public CheckProperties {
         redis = redis == null ? new Redis(null) : redis;
-        grpc = grpc == null ? new Grpc(null, null, null, null, null) : grpc;
-        access = access == null ? new Access(null) : access;
     }
 
     /**
@@ -191,27 +189,21 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
     /**
      * Envoy's rate limit service (RLS v3) on its own gRPC port.
      *
-     * @param enabled        whether the port is opened (default true)
+     * @param enabled        whether the port is opened
      * @param address        the address to listen on (default: every interface)
-     * @param port           the port (default 8090; 0 picks a free one)
-     * @param maxMessageSize the largest request accepted (default 64 KB, the HTTP check's body limit);
-     *                       a larger one is refused with RESOURCE_EXHAUSTED before it is read whole
-     * @param reflection     whether gRPC server reflection is served (default false: it lists every
-     *                       service and message to anyone who can reach the port)
+     * @param port           the port (0 picks a free one)
+     * @param maxMessageSize the largest request accepted (the HTTP check's body limit); a larger one is
+     *                       refused with RESOURCE_EXHAUSTED before it is read whole
+     * @param reflection     whether gRPC server reflection is served (off: it lists every service and
+     *                       message to anyone who can reach the port)
      */
-    public record Grpc(Boolean enabled, String address, Integer port, DataSize maxMessageSize, Boolean reflection) {
+    public record Grpc(@DefaultValue("true") boolean enabled, String address, @DefaultValue("8090") @Min(0) @Max(65_535) int port,
+                       @DefaultValue("64KB") DataSize maxMessageSize, @DefaultValue("false") boolean reflection) {
 
-        public Grpc {
-            enabled = enabled == null || enabled;
-            port = port == null ? 8090 : port;
-            maxMessageSize = maxMessageSize == null ? DataSize.ofKilobytes(64) : maxMessageSize;
-            reflection = reflection != null && reflection;
-            if (port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("tollgate.grpc.port must be 0-65535, was " + port);
-            }
-            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("tollgate.grpc.max-message-size must be between 1KB and 2GB, was " + maxMessageSize);
-            }
+        /** tollgate.grpc.max-message-size must be between 1KB and 2GB. */
+        @AssertTrue(message = "tollgate.grpc.max-message-size must be between 1KB and 2GB")
+        public boolean isMaxMessageSizeInRange() {
+            return maxMessageSize == null || (maxMessageSize.toBytes() >= 1024 && maxMessageSize.toBytes() <= Integer.MAX_VALUE);
         }
     }
 
@@ -220,7 +212,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      *               Bearer}, gRPC {@code authorization} metadata); several at once while one is rotated.
      *               None (the default): the ports are open to whoever the network lets reach them
      */
-    public record Access(List<String> tokens) {
+    public record Access(@DefaultValue List<String> tokens) {
 
         public Access {
             tokens = tokens == null ? List.of() : List.copyOf(tokens);

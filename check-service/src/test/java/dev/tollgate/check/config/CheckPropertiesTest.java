@@ -55,6 +55,11 @@ class CheckPropertiesTest {
         assertThat(properties.region().defaultShare()).isEqualTo(1.0);
         assertThat(properties.metrics().nearLimitRatio()).isEqualTo(0.8);
         assertThat(properties.rules().snapshotFile()).isEqualTo("tollgate-rules-snapshot.json");
+        assertThat(properties.grpc().port()).isEqualTo(8090);
+        assertThat(properties.grpc().enabled()).isTrue();
+        assertThat(properties.grpc().reflection()).isFalse();
+        assertThat(properties.grpc().maxMessageSize().toKilobytes()).isEqualTo(64);
+        assertThat(properties.access().tokens()).isEmpty();
     }
 
     @Test
@@ -86,6 +91,8 @@ class CheckPropertiesTest {
             tollgate.check.deadline            | 0s    | tollgate.check.deadline
             tollgate.check.deadline            | 2m    | tollgate.check.deadline
             tollgate.check.max-entries         | 0     | tollgate.check.max-entries
+            tollgate.grpc.port                 | 65536 | tollgate.grpc.port
+            tollgate.grpc.max-message-size     | 10B   | tollgate.grpc.max-message-size
             """)
     void refusesAValueOutsideItsLimitsNamingTheProperty(String property, String value, String named) {
         assertRefused(Map.of(property, value), named);
