@@ -23,7 +23,7 @@ class OperabilityChartTest {
     private static final Map<String, Object> CHART_MADE_SECRETS = Map.of(
             "database", Map.of("existingSecret", "", "url", "jdbc:postgresql://rules-db:5432/tollgate",
                     "username", "tollgate", "password", "first-password"),
-            "redis", Map.of("existingSecret", "", "seeds", List.of("rediss://redis-0:6379"), "password", "redis-password",
+            "redis", Map.of("existingSecret", "", "nodes", List.of("redis-0:6379"), "password", "redis-password",
                     "tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----")));
 
     @Test
@@ -79,10 +79,13 @@ class OperabilityChartTest {
         for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
             assertThat(container.at(probe, "httpGet", "port").text()).as(probe).isEqualTo("management");
         }
-        assertThat(release.one("Service", "tollgate-" + service).items("spec", "ports")).singleElement().satisfies(port -> {
+        List<Tree> servicePorts = release.one("Service", "tollgate-" + service).items("spec", "ports");
+        assertThat(servicePorts).anySatisfy(port -> {
             assertThat(port.at("port").value()).isEqualTo(apiPort);
             assertThat(port.at("targetPort").text()).isEqualTo("http");
         });
+        assertThat(servicePorts).noneSatisfy(port -> assertThat(port.at("targetPort").text()).isEqualTo("management"))
+                .noneSatisfy(port -> assertThat(port.at("port").value()).isEqualTo(managementPort));
         assertThat(release.one("Deployment", "tollgate-" + service).at("spec", "template", "metadata", "annotations", "prometheus.io/port").text())
                 .isEqualTo(String.valueOf(managementPort));
     }
