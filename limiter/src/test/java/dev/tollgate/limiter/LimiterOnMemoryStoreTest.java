@@ -12,6 +12,7 @@ import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.InMemoryCounterStore;
 import dev.tollgate.store.LuaScript;
+import dev.tollgate.limiter.usage.UsageSink;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -72,7 +73,19 @@ class LimiterOnMemoryStoreTest {
 
     @Test
     void aShadowRuleReportsItsDenyAndNeverDeniesTheRequest() throws Exception {
-        Limiter limiter = limiter(Optimizations.NONE, perIp.withMode(Mode.SHADOW));
+        List<String> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        UsageSink usage = new UsageSink() {
+            @Override
+            public void admitted(String ruleId, String key, long cost) {
+                reported.add("admitted " + ruleId + " " + cost);
+            }
+
+            @Override
+            public void shadowDenied(String ruleId, long cost) {
+                reported.add("shadow-denied " + ruleId + " " + cost);
+            }
+        };
+        Limiter limiter = builder(Optimizations.NONE, perIp.withMode(Mode.SHADOW)).usage(usage).build();
         for (int i = 0; i < 2; i++) {
             check(limiter, CheckEntry.of("login-ip", "203.0.113.9", 1));
         }
@@ -80,6 +93,8 @@ class LimiterOnMemoryStoreTest {
         assertThat(third.verdict()).isEqualTo(Verdict.ALLOW);
         assertThat(third.entries().get(0).verdict()).isEqualTo(Verdict.DENY);
         assertThat(third.entries().get(0).shadow()).isTrue();
+        assertThat(reported).as("a shadow rule spends nothing real; its deny is reported for the region's shadow-deny rate")
+                .containsExactly("shadow-denied login-ip 1");
     }
 
     @Test
@@ -111,11 +126,14 @@ class LimiterOnMemoryStoreTest {
     }
 
     private Limiter limiter(Optimizations optimizations, Rule... rules) {
+        return builder(optimizations, rules).build();
+    }
+
+    private Limiter.Builder builder(Optimizations optimizations, Rule... rules) {
         return Limiter.builder(new StaticRuleBook(List.of(rules)), store)
                 .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, optimizations, Duration.ofSeconds(1)))
                 .clock(clock)
-                .nanoTime(clock::nanos)
-                .build();
+                .nanoTime(clock::nanos);
     }
 
     private static CheckResponse check(Limiter limiter, CheckEntry... entries) throws Exception {

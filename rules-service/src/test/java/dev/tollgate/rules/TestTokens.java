@@ -15,6 +15,13 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -174,10 +181,15 @@ final class TestTokens {
             String issuer = "http://127.0.0.1:" + server.getAddress().getPort() + REALM;
             String jwks = new JWKSet(new RSAKey.Builder((RSAPublicKey) pair.getPublic()).keyID("test-key").build()).toString();
             String configuration = "{\"issuer\":\"" + issuer + "\",\"jwks_uri\":\"" + issuer + "/certs\","
+                    + "\"authorization_endpoint\":\"" + issuer + "/auth\",\"token_endpoint\":\"" + issuer + "/token\","
+                    + "\"response_types_supported\":[\"code\"],\"code_challenge_methods_supported\":[\"S256\"],"
                     + "\"subject_types_supported\":[\"public\"],\"id_token_signing_alg_values_supported\":[\"RS256\"]}";
             server.createContext(REALM + "/.well-known/openid-configuration", exchange -> respond(exchange, configuration));
             server.createContext(REALM + "/certs", exchange -> respond(exchange, jwks));
-            server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
+            server.createContext(REALM + "/auth", SignIns::authorize);
+            server.createContext(REALM + "/token", exchange -> SignIns.token(exchange, issuer));
+            // a few threads: a browser's sign-in and the services' key fetches may come at once
+            server.setExecutor(Executors.newFixedThreadPool(4, runnable -> {
                 Thread thread = new Thread(runnable, "test-identity-provider");
                 thread.setDaemon(true);
                 return thread;
@@ -186,6 +198,105 @@ final class TestTokens {
             return issuer;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The identity provider's authorization-code flow, as a browser meets it: {@code /auth} signs in the
+     * person set by {@link #signInAs} at once (no login form: that is the provider's business) and sends the
+     * browser back with a code; {@code /token} exchanges the code for an access token (a JWT with the
+     * person's scopes) and an ID token, and only with the PKCE verifier of the challenge {@code /auth} was
+     * given: a client that sent no challenge, or another verifier, gets {@code invalid_grant}.
+     */
+    static final class SignIns {
+
+        private record Pending(String clientId, String redirectUri, String challenge, String nonce, String subject, String[] scopes) {
+        }
+
+        private static final Map<String, Pending> CODES = new ConcurrentHashMap<>();
+        private static volatile String subject = "nobody";
+        private static volatile String[] scopes = {};
+        /** The last authorization request's query parameters, for tests to check what the client sent. */
+        static volatile Map<String, String> lastAuthorization = Map.of();
+
+        private SignIns() {
+        }
+
+        /** Who the next sign-in at the provider is, with which scopes. */
+        static void signInAs(String who, String... granted) {
+            subject = who;
+            scopes = granted;
+        }
+
+        static void authorize(HttpExchange exchange) throws IOException {
+            Map<String, String> query = form(exchange.getRequestURI().getRawQuery());
+            lastAuthorization = query;
+            if (!"S256".equals(query.get("code_challenge_method")) || query.get("code_challenge") == null) {
+                respond(exchange, 400, "{\"error\":\"invalid_request\",\"error_description\":\"PKCE (S256) is required\"}");
+                return;
+            }
+            String code = UUID.randomUUID().toString();
+            CODES.put(code, new Pending(query.get("client_id"), query.get("redirect_uri"), query.get("code_challenge"), query.get("nonce"),
+                    subject, scopes));
+            String location = query.get("redirect_uri") + "?code=" + code + "&state=" + URLEncoder.encode(query.get("state"), StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Location", location);
+            exchange.sendResponseHeaders(302, -1);
+            exchange.close();
+        }
+
+        static void token(HttpExchange exchange, String issuer) throws IOException {
+            Map<String, String> body = form(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            Pending pending = body.get("code") == null ? null : CODES.remove(body.get("code"));
+            if (pending == null || !pending.redirectUri().equals(body.get("redirect_uri")) || body.get("code_verifier") == null
+                    || !pending.challenge().equals(s256(body.get("code_verifier")))) {
+                respond(exchange, 400, "{\"error\":\"invalid_grant\"}");
+                return;
+            }
+            String access = TestTokens.token(pending.subject(), pending.scopes());
+            JWTClaimsSet.Builder id = new JWTClaimsSet.Builder().issuer(issuer).subject(pending.subject()).audience(pending.clientId())
+                    .issueTime(new Date()).expirationTime(Date.from(inFiveMinutes()));
+            if (pending.nonce() != null) {
+                id.claim("nonce", pending.nonce());
+            }
+            SignedJWT idToken = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID("test-key").build(), id.build());
+            try {
+                idToken.sign(new RSASSASigner(TRUSTED.getPrivate()));
+            } catch (JOSEException e) {
+                throw new IllegalStateException(e);
+            }
+            respond(exchange, 200, "{\"access_token\":\"" + access + "\",\"token_type\":\"Bearer\",\"expires_in\":300,"
+                    + "\"scope\":\"openid " + String.join(" ", pending.scopes()) + "\",\"id_token\":\"" + idToken.serialize() + "\"}");
+        }
+
+        private static String s256(String verifier) {
+            try {
+                byte[] digest = MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
+                return Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private static Map<String, String> form(String encoded) {
+            Map<String, String> values = new HashMap<>();
+            if (encoded == null || encoded.isEmpty()) {
+                return values;
+            }
+            for (String pair : encoded.split("&")) {
+                int equals = pair.indexOf('=');
+                String name = URLDecoder.decode(equals < 0 ? pair : pair.substring(0, equals), StandardCharsets.UTF_8);
+                values.put(name, equals < 0 ? "" : URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+            }
+            return values;
+        }
+    }
+
+    private static void respond(HttpExchange exchange, int status, String json) throws IOException {
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
         }
     }
 

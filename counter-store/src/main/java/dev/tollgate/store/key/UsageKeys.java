@@ -71,6 +71,15 @@ public final class UsageKeys {
         return (int) ((mixed * SHARDS) >>> 32);
     }
 
+    /**
+     * {@code sd:{<window start>}}: one hash per window whose fields are rule ids and whose values are the
+     * cost the region's shadow rules would have denied in it. A few fields (one per shadow rule that
+     * denied), so one hash; no budget reads it, so it never slows the rebalancer's shard reads.
+     */
+    public static String shadowDenies(long windowStart) {
+        return "sd:{" + windowStart + "}";
+    }
+
     /** {@code u:{<shard>}:<window start>}. */
     public static String window(int shard, long windowStart) {
         return "u:{" + shard + "}:" + windowStart;

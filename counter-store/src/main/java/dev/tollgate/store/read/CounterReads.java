@@ -26,6 +26,9 @@ public interface CounterReads {
     /** Cost the region's pods admitted for one rule and key in the usage window that starts at {@code windowStart} (s); 0 when none. */
     CompletableFuture<Long> admitted(String ruleId, String key, long windowStart);
 
+    /** Cost the region's shadow rules would have denied for one rule in the usage window that starts at {@code windowStart} (s); 0 when none. */
+    CompletableFuture<Long> shadowDenied(String ruleId, long windowStart);
+
     /** Every rule and key's admitted cost in one usage window; fails unless every shard of it was read. */
     CompletableFuture<UsageWindow> usageWindow(long windowStart);
 }

@@ -97,6 +97,12 @@ public final class SpringDataCounterReads implements CounterReads {
     }
 
     @Override
+    public CompletableFuture<Long> shadowDenied(String ruleId, long windowStart) {
+        return send(() -> redis.<String, String>opsForHash().get(UsageKeys.shadowDenies(windowStart), ruleId).defaultIfEmpty("0"))
+                .thenApply(Long::parseLong);
+    }
+
+    @Override
     public CompletableFuture<UsageWindow> usageWindow(long windowStart) {
         // every shard at once (Lettuce pipelines them per node); one that fails fails the window
         return send(() -> Flux.fromIterable(UsageKeys.windows(windowStart))

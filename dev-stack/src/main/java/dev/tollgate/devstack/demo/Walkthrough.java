@@ -73,6 +73,7 @@ public record Walkthrough(String host, List<Integer> checkPorts, int rulesPort, 
 
                 Metrics: curl -s http://%4$s:%14$d/actuator/prometheus | grep '^tollgate_' | grep -v _bucket
                 API document: curl -s %7$s/v3/api-docs %8$s
+                Support console: %7$s/console/ (sign in with the dev token)
                 """.formatted(check, json, across, host, pods, perPod, rules, auth, lastPod, expires, freeVersion, labelsVersion,
                 verdict, checkPorts.get(0));
     }

@@ -23,6 +23,7 @@ class WalkthroughTest {
                 .contains("\"http://127.0.0.1:{9080,9083,9084}/v1/ratelimit:check?n=[1-10]\"")
                 .contains("http://127.0.0.1:9084/v1/ratelimit:check -H 'Content-Type: application/json' -d '{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"export-route\"")
                 .contains("-H 'Authorization: Bearer s3cret'")
+                .contains("Support console: http://127.0.0.1:9081/console/")
                 .contains("-H 'If-Match: \"4\"'")
                 .contains("-H 'If-Match: \"1\"'")
                 .contains("\"expires_at\":\"2026-10-07T10:15:30Z\"")

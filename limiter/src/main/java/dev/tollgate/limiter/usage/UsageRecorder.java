@@ -45,6 +45,8 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
     /** One interval's counts, and how many distinct keys it holds (the cap is checked against it). */
     private static final class Interval {
         final Map<Counted, LongAdder> counts = new ConcurrentHashMap<>();
+        /** Per rule, so bounded by the rules in force: no cap needed. */
+        final Map<String, LongAdder> shadowDenies = new ConcurrentHashMap<>();
         final AtomicInteger keys = new AtomicInteger();
         final long startMillis;
 
@@ -118,6 +120,15 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         }
     }
 
+    @Override
+    public void shadowDenied(String ruleId, long cost) {
+        try {
+            current.shadowDenies.computeIfAbsent(ruleId, rule -> new LongAdder()).add(cost);
+        } catch (RuntimeException e) {
+            log.debug("shadow deny not counted", e);
+        }
+    }
+
     /** Writes the interval that just ended; never throws (a scheduled task that throws is never run again). */
     private void flushQuietly() {
         try {
@@ -132,11 +143,11 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         long now = clock.millis();
         Interval done = current;
         current = new Interval(now);
-        if (done.counts.isEmpty()) {
+        if (done.counts.isEmpty() && done.shadowDenies.isEmpty()) {
             return;
         }
         long window = UsageKeys.windowStart(done.startMillis + (now - done.startMillis) / 2);
-        Map<Integer, Map<String, Long>> byShard = new HashMap<>();
+        Map<String, Map<String, Long>> byHash = new HashMap<>();
         long invalid = 0;
         for (Map.Entry<Counted, LongAdder> entry : done.counts.entrySet()) {
             long cost = entry.getValue().sum();
@@ -144,23 +155,29 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
             if (field == null) {
                 invalid++;
             } else if (cost > 0) {
-                byShard.computeIfAbsent(UsageKeys.shardOf(field), shard -> new HashMap<>()).put(field, cost);
+                byHash.computeIfAbsent(UsageKeys.window(UsageKeys.shardOf(field), window), hash -> new HashMap<>()).put(field, cost);
+            }
+        }
+        for (Map.Entry<String, LongAdder> entry : done.shadowDenies.entrySet()) {
+            long cost = entry.getValue().sum();
+            if (cost > 0) {
+                byHash.computeIfAbsent(UsageKeys.shadowDenies(window), hash -> new HashMap<>()).put(entry.getKey(), cost);
             }
         }
         if (invalid > 0) {
             metrics.invalid(invalid);
         }
-        write(window, byShard);
+        write(byHash);
     }
 
-    private void write(long window, Map<Integer, Map<String, Long>> byShard) {
+    private void write(Map<String, Map<String, Long>> byHash) {
         long started = System.nanoTime();
-        List<CompletableFuture<Void>> calls = new ArrayList<>(byShard.size());
-        List<Integer> sizes = new ArrayList<>(byShard.size());
-        for (Map.Entry<Integer, Map<String, Long>> shard : byShard.entrySet()) {
-            sizes.add(shard.getValue().size());
+        List<CompletableFuture<Void>> calls = new ArrayList<>(byHash.size());
+        List<Integer> sizes = new ArrayList<>(byHash.size());
+        for (Map.Entry<String, Map<String, Long>> hash : byHash.entrySet()) {
+            sizes.add(hash.getValue().size());
             try {
-                calls.add(store.add(UsageKeys.window(shard.getKey(), window), shard.getValue()));
+                calls.add(store.add(hash.getKey(), hash.getValue()));
             } catch (RuntimeException e) {
                 calls.add(CompletableFuture.failedFuture(e));
             }

@@ -1,8 +1,9 @@
 package dev.tollgate.limiter.usage;
 
 /**
- * Told of every admitted entry, on the request's thread: an implementation must only count in memory
- * and never block (usage reaches Redis later, in batches, off the request path).
+ * Told of every admitted entry, and of every entry a shadow rule would have denied, on the request's
+ * thread: an implementation must only count in memory and never block (usage reaches Redis later, in
+ * batches, off the request path).
  */
 @FunctionalInterface
 public interface UsageSink {
@@ -10,4 +11,11 @@ public interface UsageSink {
     UsageSink NONE = (ruleId, key, cost) -> { };
 
     void admitted(String ruleId, String key, long cost);
+
+    /**
+     * A shadow rule would have denied this cost (its verdict was not enforced). Counted per rule only:
+     * what support weighs before enforcing a rule is how often it would deny, region-wide.
+     */
+    default void shadowDenied(String ruleId, long cost) {
+    }
 }

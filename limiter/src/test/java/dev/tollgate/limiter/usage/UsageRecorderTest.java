@@ -65,6 +65,35 @@ class UsageRecorderTest {
     }
 
     @Test
+    void sumsShadowDeniesPerRuleIntoTheWindowsOwnHashApartFromTheKeysUsage() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.shadowDenied("labels-route", 1);
+        recorder.shadowDenied("labels-route", 2);
+        recorder.shadowDenied("export-route", 1);
+        recorder.admitted("growth-global", "acct_7Q2", 1);
+        clock.advance(Duration.ofSeconds(1));
+
+        recorder.flush();
+
+        long window = WINDOW_START.getEpochSecond();
+        assertThat(store.windows.get(UsageKeys.shadowDenies(window)))
+                .containsOnly(Map.entry("labels-route", 3L), Map.entry("export-route", 1L));
+        assertThat(store.windows.get(UsageKeys.windowOf("growth-global", "acct_7Q2", window)))
+                .as("the rebalancer's shard hashes hold only keys' admitted usage").containsOnly(Map.entry("growth-global:acct_7Q2", 1L));
+    }
+
+    @Test
+    void flushesShadowDeniesEvenInAnIntervalWithoutAdmittedUsage() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.shadowDenied("labels-route", 5);
+        clock.advance(Duration.ofSeconds(1));
+
+        recorder.flush();
+
+        assertThat(store.windows.get(UsageKeys.shadowDenies(WINDOW_START.getEpochSecond()))).containsOnly(Map.entry("labels-route", 5L));
+    }
+
+    @Test
     void sumsAdmittedCostPerRuleAndKeyIntoTheWindowOfTheInterval() {
         UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
         recorder.admitted("growth-global", "acct_7Q2", 1);

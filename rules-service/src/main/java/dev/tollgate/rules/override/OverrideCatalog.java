@@ -25,7 +25,7 @@ import java.util.List;
  * the write.
  */
 @Component
-class OverrideCatalog {
+public class OverrideCatalog {
 
     static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59.999999Z");
 
@@ -45,10 +45,10 @@ class OverrideCatalog {
         this.clock = clock;
     }
 
-    record Written(AccountOverride override, boolean created) {
+    public record Written(AccountOverride override, boolean created) {
     }
 
-    List<AccountOverride> list(String accountId, String ruleId, boolean includeExpired) {
+    public List<AccountOverride> list(String accountId, String ruleId, boolean includeExpired) {
         if (accountId != null && !RuleValidator.isAccountId(accountId)) {
             throw new BadRequestException("account_id must be at most " + RuleValidator.MAX_ACCOUNT_BYTES
                     + " bytes of valid UTF-8 without control characters");
@@ -60,7 +60,7 @@ class OverrideCatalog {
     }
 
     /** Creates or replaces the account's override of the rule. */
-    Written put(OverrideRequest request, String actor) {
+    public Written put(OverrideRequest request, String actor) {
         List<Violation> shape = checkShape(request, clock.instant());
         shape.addAll(validator.validateReason(request.reason()));
         if (!shape.isEmpty()) {
@@ -84,7 +84,7 @@ class OverrideCatalog {
         });
     }
 
-    void delete(String accountId, String ruleId, String actor, String reason) {
+    public void delete(String accountId, String ruleId, String actor, String reason) {
         List<Violation> violations = validator.validateReason(reason);
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);

@@ -5,7 +5,7 @@ import dev.tollgate.common.rule.AccountOverride;
 import java.time.Instant;
 
 /** The body of {@code POST /v1/overrides}. Numbers are boxed so that a missing one is reported, not read as 0. */
-record OverrideRequest(
+public record OverrideRequest(
         String accountId,
         String ruleId,
         Integer ratePerS,

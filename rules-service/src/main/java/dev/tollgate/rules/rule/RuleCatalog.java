@@ -30,7 +30,7 @@ import java.util.List;
  * history and the revision bump, so it either all lands or none of it does.
  */
 @Component
-class RuleCatalog {
+public class RuleCatalog {
 
     private final RuleRepository rules;
     private final OverrideRepository overrides;
@@ -51,10 +51,10 @@ class RuleCatalog {
         this.clock = clock;
     }
 
-    record Written(Rule rule, boolean created) {
+    public record Written(Rule rule, boolean created) {
     }
 
-    List<Rule> list(String domain) {
+    public List<Rule> list(String domain) {
         if (domain != null && !RuleValidator.isStorableText(domain, RuleValidator.MAX_DOMAIN)) {
             throw new BadRequestException("domain must be at most " + RuleValidator.MAX_DOMAIN
                     + " characters of valid text without control characters");
@@ -62,12 +62,12 @@ class RuleCatalog {
         return rules.findAll(domain);
     }
 
-    Rule get(String ruleId) {
+    public Rule get(String ruleId) {
         requireIdShape(ruleId);
         return rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
     }
 
-    List<HistoryEntry> history(String ruleId) {
+    public List<HistoryEntry> history(String ruleId) {
         requireIdShape(ruleId);
         List<HistoryEntry> entries = changes.forRule(ruleId);
         if (entries.isEmpty() && rules.find(ruleId).isEmpty()) {
@@ -77,7 +77,7 @@ class RuleCatalog {
     }
 
     /** Creates the rule (no {@code If-Match}) or replaces it (with the current version in {@code If-Match}). */
-    Written put(RuleFields written, IfMatch ifMatch, String actor, String reason) {
+    public Written put(RuleFields written, IfMatch ifMatch, String actor, String reason) {
         List<Violation> violations = new ArrayList<>(validator.validate(written));
         violations.addAll(validator.validateReason(reason));
         if (!violations.isEmpty()) {
@@ -133,7 +133,7 @@ class RuleCatalog {
      * Puts the rule in shadow or enforce mode: a new version, unless it already is in that mode.
      * {@code If-Match} is optional here (switching a mode is safe to repeat) but a stale one is a conflict.
      */
-    Rule setMode(String ruleId, Mode mode, IfMatch ifMatch, String actor, String reason) {
+    public Rule setMode(String ruleId, Mode mode, IfMatch ifMatch, String actor, String reason) {
         requireIdShape(ruleId);
         requireReason(reason);
         return transactions.execute(tx -> {

@@ -37,7 +37,7 @@ import java.util.stream.Collectors;
  * first is awaited (they share one slot, one node).
  */
 @Component
-class UsageReader {
+public class UsageReader {
 
     /** Pods flush usage at least once a second: a window is complete a couple of seconds after it ends. */
     private static final java.time.Duration USAGE_FLUSH_LAG = java.time.Duration.ofSeconds(2);
@@ -63,7 +63,7 @@ class UsageReader {
         this.metrics = metrics;
     }
 
-    KeyUsage read(String key, String domain) {
+    public KeyUsage read(String key, String domain) {
         checkKey(key);
         List<Rule> candidates = rules.findAll(domain);
         List<AccountOverride> keyOverrides = overrides.find(key, null, clock.instant());

@@ -16,7 +16,9 @@ import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.web.context.request.async.DeferredResult;
 
 import java.time.Clock;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -90,6 +92,15 @@ class RevisionWatcher implements SmartLifecycle {
             result.setResult(snapshotResponse(snapshot));
         }
         return result;
+    }
+
+    /** The {@code since} of each waiting watch: the revision each pod following this instance has applied. */
+    Map<Long, Integer> waitingBySince() {
+        Map<Long, Integer> bySince = new TreeMap<>();
+        for (Waiter waiter : waiters) {
+            bySince.merge(waiter.since, 1, Integer::sum);
+        }
+        return bySince;
     }
 
     /** Runs a poll now: after a change committed through this instance, its watchers need not wait for the next tick. */

@@ -1,0 +1,147 @@
+package dev.tollgate.rules.console;
+
+import dev.tollgate.common.rule.Mode;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.rules.problem.CounterStoreUnavailableException;
+import dev.tollgate.rules.problem.InvalidRuleException;
+import dev.tollgate.rules.problem.VersionConflictException;
+import dev.tollgate.rules.rule.IfMatch;
+import dev.tollgate.rules.rule.RuleCatalog;
+import dev.tollgate.rules.store.ChangeLog;
+import dev.tollgate.rules.usage.RecentUsage;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+
+import java.security.Principal;
+import java.util.List;
+
+/** The rules: list, a rule's page with its history, edit under If-Match, shadow and enforce. */
+@Controller
+@RequestMapping("/console/rules")
+class RulePages {
+
+    private final RuleCatalog catalog;
+    private final RecentUsage recent;
+    private final ChangeLog changes;
+
+    RulePages(RuleCatalog catalog, RecentUsage recent, ChangeLog changes) {
+        this.catalog = catalog;
+        this.recent = recent;
+        this.changes = changes;
+    }
+
+    /**
+     * A shadow rule's would-be denies per second in this region, from the pods' usage report
+     * ({@code sd:{<window>}}): the last closed 10 s window, and the open one so far.
+     */
+    record ShadowRate(String lastWindow, String openWindow) {
+    }
+
+    @GetMapping({"", "/"})
+    String list(Model model) {
+        model.addAttribute("rules", RulePage.summaries(catalog.list(null)));
+        return "console/rules";
+    }
+
+    @GetMapping("/{id}")
+    String rule(@PathVariable String id, @RequestParam(required = false) Long revision, Model model) {
+        Rule rule = catalog.get(id);
+        return show(rule, RuleForm.of(rule), revision, model);
+    }
+
+    @PostMapping("/{id}")
+    String edit(@PathVariable String id, RuleForm form, Principal who, Model model, HttpServletResponse response) {
+        Rule stored = catalog.get(id);
+        try {
+            if (form.reason() == null || form.reason().isBlank()) {
+                throw InvalidRuleException.of("reason", "is required: the history says why the rule changed");
+            }
+            catalog.put(form.applyTo(stored), IfMatch.parse(form.ifMatch()), who.getName(), form.reason().trim());
+        } catch (VersionConflictException e) {
+            response.setStatus(HttpServletResponse.SC_CONFLICT);
+            Rule newer = catalog.get(id);
+            RuleForm newerForm = RuleForm.of(newer);
+            RuleForm base = versionRead(id, form.version());
+            if (base == null) {
+                model.addAttribute("conflict", new Conflict(form.version(), newer.version(), List.of()));
+                return show(newer, form.basedOn(newer.version()), null, model);
+            }
+            model.addAttribute("conflict", new Conflict(form.version(), newer.version(), form.clashesWith(base, newerForm)));
+            return show(newer, form.rebase(base, newerForm), null, model);
+        } catch (InvalidRuleException e) {
+            response.setStatus(422);
+            model.addAttribute("errors", e.violations());
+            return show(stored, form, null, model);
+        }
+        return "redirect:/console/rules/" + id + "?revision=" + changes.revision();
+    }
+
+    @PostMapping("/{id}/mode")
+    String mode(@PathVariable String id, @RequestParam String mode, @RequestParam(required = false) Long version,
+                @RequestParam(required = false) String reason, Principal who, Model model, HttpServletResponse response) {
+        Mode target = "shadow".equals(mode) ? Mode.SHADOW : Mode.ENFORCE;
+        try {
+            if (reason == null || reason.isBlank()) {
+                throw InvalidRuleException.of("mode_reason", "is required: the history says why the mode changed");
+            }
+            catalog.setMode(id, target, IfMatch.parse(version == null ? null : version.toString()), who.getName(), reason.trim());
+        } catch (VersionConflictException e) {
+            response.setStatus(HttpServletResponse.SC_CONFLICT);
+            Rule newer = catalog.get(id);
+            model.addAttribute("conflict", new Conflict(version, newer.version(), List.of()));
+            return show(newer, RuleForm.of(newer), null, model);
+        } catch (InvalidRuleException e) {
+            response.setStatus(422);
+            model.addAttribute("errors", e.violations());
+            Rule rule = catalog.get(id);
+            return show(rule, RuleForm.of(rule), null, model);
+        }
+        return "redirect:/console/rules/" + id + "?revision=" + changes.revision();
+    }
+
+    /**
+     * @param yours   the version the editor's page was based on; {@code current} the one stored now
+     * @param clashes fields both the editor and the newer version changed, differently
+     */
+    record Conflict(Long yours, long current, List<String> clashes) {
+    }
+
+    /** The version the editor read, from the history; null when it is not there (a rule deleted and created again). */
+    private RuleForm versionRead(String id, Long version) {
+        if (version == null) {
+            return null;
+        }
+        return catalog.history(id).stream()
+                .filter(entry -> "rule".equalsIgnoreCase(entry.entity()) && version.equals(entry.newVersion()) && entry.newValue() != null)
+                .reduce((first, second) -> second)
+                .map(entry -> RuleForm.of(entry.newValue(), version))
+                .orElse(null);
+    }
+
+    private String show(Rule rule, RuleForm form, Long revision, Model model) {
+        model.addAttribute("rule", RulePage.summary(rule));
+        model.addAttribute("form", form);
+        model.addAttribute("history", RulePage.history(catalog.history(rule.id())));
+        model.addAttribute("shadowRate", shadowRate(rule.id()));
+        model.addAttribute("revision", revision);
+        return "console/rule";
+    }
+
+    private ShadowRate shadowRate(String ruleId) {
+        try {
+            RecentUsage.Series series = recent.shadowDenied(List.of(ruleId));
+            List<Long> costs = series.costs().get(ruleId);
+            double closed = costs.get(costs.size() - 2) / (double) dev.tollgate.store.key.UsageKeys.WINDOW_SECONDS;
+            double open = costs.get(costs.size() - 1) / series.openSeconds();
+            return new ShadowRate(RateChart.rate(closed), RateChart.rate(open));
+        } catch (CounterStoreUnavailableException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package dev.tollgate.rules;
+
+import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * Debian's headless Chromium driven by its chromedriver, for the console's end-to-end tests. Never
+ * downloads a browser or a driver (Selenium Manager is not asked): without the two packages the tests
+ * are skipped, and say so loudly.
+ */
+final class Browser implements AutoCloseable {
+
+    static final Path CHROMIUM = Path.of(System.getProperty("tollgate.test.chromium", "/usr/bin/chromium"));
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("tollgate.test.chromedriver", "/usr/bin/chromedriver"));
+    static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+
+    private final ChromeDriver driver;
+    private final Path profile;
+    private final String base;
+
+    private Browser(String base) {
+        this.base = base;
+        try {
+            this.profile = Files.createTempDirectory("tollgate-chromium-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1280,900", "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        this.driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(60));
+    }
+
+    /** Skips the calling tests, loudly, when Chromium or chromedriver is not installed. */
+    static void assumeInstalled() {
+        boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (!installed) {
+            String message = "SKIPPED: the console's browser tests need Debian's chromium and chromium-driver ("
+                    + CHROMIUM + ", " + CHROMEDRIVER + "): apt-get install -y chromium chromium-driver";
+            System.err.println("\n*** " + message + " ***\n");
+            Assumptions.assumeTrue(false, message);
+        }
+    }
+
+    static Browser open(String base) {
+        return new Browser(base);
+    }
+
+    ChromeDriver driver() {
+        return driver;
+    }
+
+    void go(String path) {
+        driver.get(base + path);
+    }
+
+    WebElement find(String css) {
+        return driver.findElement(By.cssSelector(css));
+    }
+
+    /** Waits (up to {@code seconds}) until the condition holds, then answers what it answered. */
+    <T> T await(int seconds, Function<ChromeDriver, T> condition) {
+        return new WebDriverWait(driver, Duration.ofSeconds(seconds)).until(ignored -> condition.apply(driver));
+    }
+
+    /** Waits until htmx has swapped in the page that {@code action} leads to: the old page's element goes stale. */
+    void andWaitForNewPage(Runnable action) {
+        WebElement old = driver.findElement(By.cssSelector("main"));
+        action.run();
+        await(30, d -> {
+            try {
+                old.isDisplayed();
+                return false;
+            } catch (org.openqa.selenium.StaleElementReferenceException gone) {
+                return true;
+            }
+        });
+    }
+
+    void signIn(String token) {
+        driver.manage().deleteAllCookies();
+        go("/console/login");
+        find("#token").sendKeys(token);
+        andWaitForNewPage(() -> find("#token-sign-in button").click());
+    }
+
+    /** Saves the window as {@code target/console-screenshots/<name>.png}. */
+    Path screenshot(String name) {
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            // the whole page, not only the laptop-sized window: grow the window to the page's height for the shot
+            Object height = driver.executeScript("return document.documentElement.scrollHeight");
+            int pageHeight = Math.min(4000, Math.max(900, ((Number) height).intValue()));
+            driver.manage().window().setSize(new org.openqa.selenium.Dimension(1280, pageHeight));
+            File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+            driver.manage().window().setSize(new org.openqa.selenium.Dimension(1280, 900));
+            Path saved = SCREENSHOTS.resolve(name + ".png");
+            Files.copy(shot.toPath(), saved, StandardCopyOption.REPLACE_EXISTING);
+            return saved;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            driver.quit();
+        } finally {
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            } catch (IOException ignored) {
+                // a temporary profile left behind is harmless
+            }
+        }
+    }
+}
