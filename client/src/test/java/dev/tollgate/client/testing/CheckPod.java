@@ -64,7 +64,6 @@ public final class CheckPod implements AutoCloseable {
         properties.put("tollgate.pods.id", id);
         properties.put("tollgate.rules.file", rulesFile.toAbsolutePath().toString());
         properties.put("tollgate.rules.service-url", "");
-        properties.put("tollgate.rules.snapshot-file", "");
         properties.putAll(extra);
         // command-line arguments: builder properties would lose to the module's own application.yml
         List<String> args = new ArrayList<>();
