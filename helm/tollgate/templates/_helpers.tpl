@@ -189,39 +189,115 @@ JWKS URI, say) still verifies. It uses the component's image, which has keytool.
       key: {{ $keys.password }}
 {{- end }}
 
-{{/* Pod annotations for annotation-based Prometheus scraping; call with (dict "root" $ "port" 8080). */}}
-{{- define "tollgate.scrapeAnnotations" -}}
-{{- if .root.Values.metrics.scrapeAnnotations -}}
+{{/*
+The pod template's annotations: annotation-based Prometheus scraping (on the management port), then the
+component's podAnnotations. Call with (dict "root" $ "c" .Values.checkService). Checksums follow in each
+template, as they differ per component.
+*/}}
+{{- define "tollgate.podAnnotations" -}}
+{{- if .root.Values.metrics.scrapeAnnotations }}
 prometheus.io/scrape: "true"
-prometheus.io/port: {{ .port | quote }}
+prometheus.io/port: {{ .c.managementPort | quote }}
 prometheus.io/path: /actuator/prometheus
+{{- end }}
+{{- with .c.podAnnotations }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* The pod template's labels: the chart's, then the component's podLabels. Call with (dict "root" $ "component" "check-service" "c" .Values.checkService). */}}
+{{- define "tollgate.podLabels" -}}
+{{ include "tollgate.labels" . }}
+{{- with .c.podLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The checksum of a Secret the chart makes, so that an upgrade that changes it rolls the pods that read it
+through environment variables (which a running container never sees change). Empty for a Secret the
+operator manages (existingSecret): the chart cannot see its content.
+Call with (dict "root" $ "name" "redis"); name is the template secret-<name>.yaml and the values key.
+*/}}
+{{- define "tollgate.secretChecksum" -}}
+{{- if not (index .root.Values .name).existingSecret -}}
+checksum/{{ .name }}-secret: {{ include (print .root.Template.BasePath "/secret-" .name ".yaml") .root | sha256sum }}
 {{- end -}}
+{{- end }}
+
+{{/*
+The management server: actuator (health, info, prometheus) on its own port, which no Service exposes.
+Probes, the PodMonitor and the scrape annotations use it; the API port serves no actuator endpoint.
+Call with (dict "root" $ "c" .Values.checkService).
+*/}}
+{{- define "tollgate.managementEnv" -}}
+- name: MANAGEMENT_SERVER_PORT
+  value: {{ .c.managementPort | quote }}
+{{- end }}
+
+{{- define "tollgate.managementContainerPort" -}}
+- name: management
+  containerPort: {{ .c.managementPort }}
+  protocol: TCP
+{{- end }}
+
+{{/*
+The pod spec's scheduling: priority class, zone spread (when on), node selector, tolerations, affinity.
+Call with (dict "root" $ "component" "check-service" "c" .Values.checkService).
+*/}}
+{{- define "tollgate.scheduling" -}}
+{{- with .c.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- if .c.topologySpread.enabled }}
+# Spread over zones, so losing one zone takes a share of the pods, not all of them.
+topologySpreadConstraints:
+  - maxSkew: {{ .c.topologySpread.maxSkew }}
+    topologyKey: {{ .c.topologySpread.topologyKey }}
+    whenUnsatisfiable: {{ .c.topologySpread.whenUnsatisfiable }}
+    labelSelector:
+      matchLabels:
+        {{- include "tollgate.selectorLabels" . | nindent 8 }}
+{{- end }}
+{{- with .c.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .c.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .c.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end }}
 
 {{/*
 Probes on Spring Boot's health groups. check-service's readiness waits until the pod enforces (rules held,
 Redis reached once, or its store grace over); after that a Redis outage must NOT take pods out of their
 Service, because answering from fallback buckets is how the API keeps serving (requirement 4), and it
-does not. The startup probe gives the JVM up to two minutes before liveness counts.
+does not. The startup probe gives the JVM up to two minutes before liveness counts. All on the management
+port: a node's kubelet reaches it, the Service does not.
 */}}
 {{- define "tollgate.probes" -}}
 startupProbe:
   httpGet:
     path: /actuator/health/liveness
-    port: http
+    port: management
   periodSeconds: 2
   failureThreshold: 60
 readinessProbe:
   httpGet:
     path: /actuator/health/readiness
-    port: http
+    port: management
   periodSeconds: 5
   timeoutSeconds: 2
   failureThreshold: 3
 livenessProbe:
   httpGet:
     path: /actuator/health/liveness
-    port: http
+    port: management
   periodSeconds: 10
   timeoutSeconds: 2
   failureThreshold: 3
@@ -307,4 +383,30 @@ tollgate:
 {{- fail (printf "checkService.podFloor: the pod floor must be at least 1, was %v" $floor) -}}
 {{- end -}}
 {{- int $floor -}}
+{{- end }}
+
+{{/* An alert's runbook: its section of docs/runbooks.md. Call with (dict "root" $ "alert" "TollgateFailOpen"). */}}
+{{- define "tollgate.runbookUrl" -}}
+{{- printf "%s#%s" (trimSuffix "/" .root.Values.prometheusRule.runbookUrl) (lower .alert) -}}
+{{- end }}
+
+{{/* The console log's format for every service: structured (JSON) unless logging.format is text. */}}
+{{- define "tollgate.loggingEnv" -}}
+{{- if ne .Values.logging.format "text" }}
+- name: LOGGING_STRUCTURED_FORMAT_CONSOLE
+  value: {{ .Values.logging.format | quote }}
+{{- end }}
+{{- end }}
+
+{{/* check-service's tracing: on with a sampling share and an OTLP endpoint, or explicitly off. */}}
+{{- define "tollgate.tracingEnv" -}}
+{{- $t := .Values.tracing -}}
+- name: MANAGEMENT_TRACING_ENABLED
+  value: {{ $t.enabled | quote }}
+{{- if $t.enabled }}
+- name: MANAGEMENT_TRACING_SAMPLING_PROBABILITY
+  value: {{ $t.samplingProbability | quote }}
+- name: MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT
+  value: {{ required "tracing.enabled: set tracing.otlpEndpoint, the collector's OTLP/HTTP traces endpoint" $t.otlpEndpoint | quote }}
+{{- end }}
 {{- end }}

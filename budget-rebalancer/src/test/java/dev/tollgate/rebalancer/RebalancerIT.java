@@ -4,6 +4,7 @@ import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.limiter.usage.UsageRecorder;
 import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.rebalancer.metrics.RebalancerMetrics;
+import dev.tollgate.testsupport.metrics.SeriesCatalog;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -169,6 +170,8 @@ class RebalancerIT {
                 "tollgate_rebalancer_keys_written_total{", "tollgate_rebalancer_cycles_total{");
         assertThat(metrics.body()).containsPattern("(?m)^tollgate_rebalancer_active\\{[^}]*} 1\\.0$")
                 .containsPattern("(?m)^tollgate_rebalancer_regions_unreachable\\{[^}]*} 0\\.0$");
+        // every series the chart's dashboard and alerts name for the rebalancer (docs/metric-series.txt)
+        assertThat(SeriesCatalog.missingFrom(metrics.body(), "budget-rebalancer")).isEmpty();
     }
 
     @Test

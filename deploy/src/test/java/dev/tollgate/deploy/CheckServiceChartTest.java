@@ -63,7 +63,7 @@ class CheckServiceChartTest {
         Tree container = checkServiceContainer();
 
         assertThat(container.at("readinessProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/readiness");
-        assertThat(container.at("readinessProbe", "httpGet", "port").text()).isEqualTo("http");
+        assertThat(container.at("readinessProbe", "httpGet", "port").text()).isEqualTo("management");
         assertThat(container.at("livenessProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/liveness");
         assertThat(container.at("startupProbe", "httpGet", "path").text()).isEqualTo("/actuator/health/liveness");
         assertThat(container.named("http", "ports").at("containerPort").value()).isEqualTo(8080);
@@ -78,17 +78,18 @@ class CheckServiceChartTest {
         assertThat(resources.at("limits", "memory").text()).isEqualTo(resources.at("requests", "memory").text());
         assertThat(resources.at("limits", "cpu").text()).isNotBlank();
         assertThat(checkServiceContainer().named("JAVA_TOOL_OPTIONS", "env").at("value").text())
-                .contains("-XX:MaxRAMPercentage=");
+                .contains("-XX:MaxRAMPercentage=")
+                .as("an explicit collector: below 1,792 MB HotSpot would pick the serial one").contains("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=10");
     }
 
     @Test
-    void isScrapedByPrometheusOnTheActuatorEndpoint() {
+    void isScrapedByPrometheusOnTheManagementPort() {
         Tree annotations = TollgateChart.render("us-east").one("Deployment", NAME)
                 .at("spec", "template", "metadata", "annotations");
 
         assertThat(annotations.map())
                 .containsEntry("prometheus.io/scrape", "true")
-                .containsEntry("prometheus.io/port", "8080")
+                .containsEntry("prometheus.io/port", "9080")
                 .containsEntry("prometheus.io/path", "/actuator/prometheus");
     }
 

@@ -38,7 +38,7 @@ class DataPathChartTest {
     }
 
     @Test
-    void aNetworkPolicyAdmitsOnlyTheGatewaysToTheCheckPortsAndTheScrapersToHttp() {
+    void aNetworkPolicyAdmitsOnlyTheGatewaysToTheCheckPortsAndTheScrapersToTheManagementPort() {
         Map<String, Object> policy = Map.of(
                 "enabled", true,
                 "gatewayPodSelector", Map.of("app", "istio-ingressgateway"),
@@ -64,7 +64,7 @@ class DataPathChartTest {
         assertThat(scrapers.items("from").get(0).at("namespaceSelector", "matchLabels").map())
                 .isEqualTo(Map.of("kubernetes.io/metadata.name", "monitoring"));
         assertThat(scrapers.items("from").get(0).at("podSelector").exists()).isFalse();
-        assertThat(scrapers.items("ports").stream().map(p -> p.at("port").text())).containsExactly("http");
+        assertThat(scrapers.items("ports").stream().map(p -> p.at("port").text())).containsExactly("management");
     }
 
     @Test

@@ -25,7 +25,10 @@ class ObservabilityChartTest {
 
         assertThat(rule.at("apiVersion").text()).isEqualTo("monitoring.coreos.com/v1");
         assertThat(alerts).containsOnlyKeys("TollgateFailOpen", "TollgateBreakerOpen", "TollgateStoreLatencyHigh",
-                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused", "TollgateStoreNotConnected");
+                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused", "TollgateStoreNotConnected",
+                "TollgateLatencySloFastBurn", "TollgateLatencySloSlowBurn", "TollgateServerErrors", "TollgatePodsWithoutRules",
+                "TollgateRulesRevisionSpread", "TollgateRulesSnapshotRejected", "TollgateRebalancerInactive",
+                "TollgateRebalancerFailing", "TollgateCheckServiceAbsent", "TollgateRulesServiceAbsent", "TollgateRebalancerAbsent");
 
         Tree failOpen = alerts.get("TollgateFailOpen");
         assertThat(failOpen.at("expr").text()).contains("rate(tollgate_fail_open_total[1m])").endsWith("> 0");
@@ -60,6 +63,49 @@ class ObservabilityChartTest {
     }
 
     @Test
+    void alertsOnTheLatencySloServerErrorsTheRulesFeedTheRebalancerAndALostScrape() {
+        Map<String, Tree> alerts = TollgateChart.render("eu-west").one("PrometheusRule", "tollgate-alerts").items("spec", "groups").stream()
+                .flatMap(g -> g.items("rules").stream())
+                .collect(Collectors.toMap(r -> r.at("alert").text(), r -> r));
+
+        // burn rate on the histogram's 1 ms edge: share over 1 ms / the 1% budget, over a long and a short window
+        String fastBurn = squashed(alerts.get("TollgateLatencySloFastBurn").at("expr").text());
+        assertThat(fastBurn).contains("tollgate_checks_seconds_bucket{le=\"0.001\"}[1h]", "tollgate_checks_seconds_bucket{le=\"0.001\"}[5m]",
+                "/ 0.01 > 14.4");
+        assertThat(alerts.get("TollgateLatencySloFastBurn").at("labels", "severity").text()).isEqualTo("critical");
+        assertThat(squashed(alerts.get("TollgateLatencySloSlowBurn").at("expr").text())).contains("[6h]", "[30m]", "> 6");
+        assertThat(alerts.get("TollgateServerErrors").at("expr").text()).contains("status=~\"5..\"");
+        assertThat(alerts.get("TollgatePodsWithoutRules").at("expr").text()).contains("tollgate_rules_revision < 0");
+        assertThat(alerts.get("TollgateRulesRevisionSpread").at("expr").text()).contains("max by (namespace) (tollgate_rules_revision)");
+        assertThat(alerts.get("TollgateRulesSnapshotRejected").at("expr").text()).contains("tollgate_rules_snapshots_rejected_total");
+        assertThat(alerts.get("TollgateRebalancerFailing").at("expr").text()).contains("outcome=~\"failed|partial\"");
+        assertThat(alerts.get("TollgateCheckServiceAbsent").at("expr").text()).isEqualTo("absent(tollgate_store_connected{namespace=\"tollgate\"})");
+        assertThat(alerts.get("TollgateRulesServiceAbsent").at("expr").text()).startsWith("absent(tollgate_rules_watch_revision");
+        assertThat(alerts.get("TollgateRebalancerAbsent").at("expr").text()).startsWith("absent(tollgate_rebalancer_active");
+    }
+
+    @Test
+    void leavesOutTheAlertsOfADisabledService() {
+        Manifests release = TollgateChart.render("eu-west", Map.of("budgetRebalancer", Map.of("enabled", false)));
+        List<String> names = release.one("PrometheusRule", "tollgate-alerts").items("spec", "groups").stream()
+                .flatMap(g -> g.items("rules").stream()).map(r -> r.at("alert").text()).toList();
+
+        assertThat(names).noneMatch(name -> name.startsWith("TollgateRebalancer")).contains("TollgateRulesServiceAbsent");
+    }
+
+    @Test
+    void filtersEveryPanelByARegionVariable() {
+        JsonNode dashboard = JsonMapper.builder().build().readTree(RepositoryFiles.read("helm/tollgate/dashboards/tollgate.json"));
+
+        assertThat(dashboard.at("/templating/list").valueStream().map(v -> v.get("name").asString())).contains("region", "namespace");
+        assertThat(dashboard.get("panels").valueStream().filter(p -> p.has("targets")).flatMap(p -> p.get("targets").valueStream()))
+                .allSatisfy(target -> assertThat(target.get("expr").asString()).contains("region=~\"$region\""));
+        assertThat(dashboard.get("panels").valueStream().map(p -> p.get("title").asString()))
+                .contains("Local answers per second by rule", "Live pods", "Watch feed", "Rebalancer cycles per second by outcome",
+                        "JVM: GC pause time per second", "Rule hits per second by outcome (cost-weighted)");
+    }
+
+    @Test
     void shipsNoPrometheusRuleUnlessAsked() {
         // The CRD exists only where the Prometheus Operator runs: the chart's default must not need it.
         Manifests release = TollgateChart.render("us-east", Map.of("prometheusRule", Map.of("enabled", false)));
@@ -76,6 +122,7 @@ class ObservabilityChartTest {
         assertThat(configMap.at("metadata", "labels", "grafana_dashboard").text()).isEqualTo("1");
         JsonNode dashboard = JsonMapper.builder().build().readTree(configMap.at("data", "tollgate.json").text());
         List<String> expressions = dashboard.get("panels").valueStream()
+                .filter(panel -> panel.has("targets"))
                 .flatMap(panel -> panel.get("targets").valueStream())
                 .map(target -> target.get("expr").asString())
                 .toList();

@@ -78,6 +78,12 @@ final class TollgateChart {
         throw new AssertionError("expected the chart to refuse to render with " + valuesFiles);
     }
 
+    /** Renders the region's file with overrides; returns Helm's error message, or fails if it rendered. */
+    @SafeVarargs
+    static String renderFailure(String region, Map<String, Object>... overrides) {
+        return renderFailure(valuesFiles(region, overrides));
+    }
+
     static LintResult lint(String region) {
         Path copy = copyChart("lint-" + region);
         Yaml yaml = yaml();

@@ -345,10 +345,12 @@ public final class Limiter {
                 return CompletableFuture.failedFuture(answer.failure());
             }
             KeyGroup group = groups.get(g);
+            List<Spend> spends = group.spends();
             for (int i = 0; i < group.size(); i++) {
                 // the quota is the limit the entry was measured against, for the RateLimit headers
                 EntryResult result = answer.results().get(i).withQuotaOf(group.rule(i));
                 metrics.decided(result.rule(), result.verdict());
+                metrics.hit(group.rule(i), result.verdict(), group.cost(i), result.remaining(), spends.get(i).share());
                 long cost = 0;
                 for (int entry : group.entryIndexes(i)) {
                     results[entry] = result;

@@ -66,6 +66,7 @@ final class LocalAnswers {
             long retry = remembered;
             if (retry > 0) {
                 metrics.denyCacheHit();
+                countByRule(group, "deny_cache");
                 return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
             }
         }
@@ -73,6 +74,7 @@ final class LocalAnswers {
             long retry = localBuckets.trySpend(group.key(), spends);
             if (retry > 0) {
                 metrics.localDrop();
+                countByRule(group, "local_drop");
                 return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
             }
         }
@@ -89,6 +91,7 @@ final class LocalAnswers {
             return null;
         }
         metrics.leaseHit();
+        countByRule(group, "lease");
         List<Spend> spends = group.spends();
         return GroupAnswer.of(group, i -> EntryResult.allowed(group.rule(i).id(),
                 podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]),
@@ -175,5 +178,11 @@ final class LocalAnswers {
     /** The group's lease set when it is leased, else null. */
     String leaseSet(KeyGroup group) {
         return optimizations.leases() && isBucketGroup(group) ? group.leaseSet() : null;
+    }
+
+    private void countByRule(KeyGroup group, String answer) {
+        for (int i = 0; i < group.size(); i++) {
+            metrics.localAnswer(group.rule(i), answer);
+        }
     }
 }

@@ -9,10 +9,10 @@ import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import dev.tollgate.limiter.rules.StaticRuleBook;
-import dev.tollgate.limiter.usage.UsageSink;
 import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.InMemoryCounterStore;
 import dev.tollgate.store.LuaScript;
+import dev.tollgate.limiter.usage.UsageSink;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

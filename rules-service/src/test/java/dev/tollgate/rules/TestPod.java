@@ -6,10 +6,10 @@ import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.wire.WireFormat;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
-import dev.tollgate.limiter.usage.UsageRecorder;
-import dev.tollgate.limiter.usage.UsageSettings;
 import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.store.RedisStoreSettings;
+import dev.tollgate.limiter.usage.UsageRecorder;
+import dev.tollgate.limiter.usage.UsageSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 

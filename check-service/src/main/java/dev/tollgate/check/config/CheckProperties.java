@@ -4,32 +4,40 @@ import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import dev.tollgate.store.ClientSettings;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Everything check-service reads from configuration, under {@code tollgate.*}. Bad values stop the
- * pod at start-up with a message naming the property.
+ * Everything check-service reads from configuration, under {@code tollgate.*}: defaults in
+ * {@link DefaultValue}, limits in constraints, so that a bad value stops the pod at start-up with a
+ * message naming the property (Spring Boot's binder reports each violation as {@code Property: ..., Reason: ...}),
+ * and the configuration metadata (and docs/configuration/check-service.md) show the defaults.
  */
+@Validated
 @ConfigurationProperties("tollgate")
-public record CheckProperties(Redis redis, Check check, Rules rules, Breaker breaker, Region region,
-                              Optimizations optimizations, Pods pods, Readiness readiness, Grpc grpc, Access access) {
+public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Valid @DefaultValue Rules rules,
+                              @Valid @DefaultValue Breaker breaker, @Valid @DefaultValue Region region,
+                              @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
+                              @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
+                              @Valid @DefaultValue Grpc grpc, @DefaultValue Access access) {
 
     public CheckProperties {
-        access = access == null ? new Access(null) : access;
-        grpc = grpc == null ? new Grpc(null, null, null, null, null) : grpc;
-        optimizations = optimizations == null ? new Optimizations(null, null, null, null, null) : optimizations;
-        pods = pods == null ? new Pods(null, null, null, null) : pods;
-        readiness = readiness == null ? new Readiness(null) : readiness;
-        region = region == null ? new Region(null, 1.0) : region;
-        breaker = breaker == null ? new Breaker(null, null) : breaker;
         redis = redis == null ? new Redis(null) : redis;
-        check = check == null ? new Check(null, null) : check;
-        rules = rules == null ? new Rules(null, null, null, null, null) : rules;
     }
 
     /**
@@ -58,18 +66,8 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param deadline   the longest a check may take whatever the store does; unanswered key groups then get
      *                   their rule's fail mode (default: five times the command timeout)
      */
-    public record Check(Integer maxEntries, Duration deadline) {
-
-        public Check {
-            maxEntries = maxEntries == null ? LimiterSettings.DEFAULTS.maxEntries() : maxEntries;
-            if (maxEntries < 1 || maxEntries > LimiterSettings.MAX_ENTRIES) {
-                throw new IllegalArgumentException("tollgate.check.max-entries must be between 1 and " + LimiterSettings.MAX_ENTRIES
-                        + ", was " + maxEntries);
-            }
-            if (deadline != null && (deadline.isNegative() || deadline.isZero() || deadline.compareTo(Duration.ofMinutes(1)) > 0)) {
-                throw new IllegalArgumentException("tollgate.check.deadline must be positive and at most a minute, was " + deadline);
-            }
-        }
+    public record Check(@DefaultValue("64") @Min(1) @Max(LimiterSettings.MAX_ENTRIES) int maxEntries,
+                        @DurationMin(nanos = 1) @DurationMax(minutes = 1) Duration deadline) {
 
         /** The deadline in force: the one configured, else five command timeouts. */
         public Duration deadlineOr(Duration commandTimeout) {
@@ -81,16 +79,7 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param failuresToOpen timeouts in a row that send a shard's checks to fallback (design: 3)
      * @param openFor        how long before one probe goes to the shard again (design: 1 s)
      */
-    public record Breaker(Integer failuresToOpen, Duration openFor) {
-
-        public Breaker {
-            failuresToOpen = failuresToOpen == null ? BreakerSettings.DEFAULTS.failuresToOpen() : failuresToOpen;
-            openFor = openFor == null ? BreakerSettings.DEFAULTS.openFor() : openFor;
-            if (failuresToOpen < 1) {
-                throw new IllegalArgumentException("tollgate.breaker.failures-to-open must be at least 1, was " + failuresToOpen);
-            }
-            requirePositive("tollgate.breaker.open-for", openFor);
-        }
+    public record Breaker(@DefaultValue("3") @Min(1) int failuresToOpen, @DefaultValue("1s") @DurationMin(millis = 1) Duration openFor) {
 
         public BreakerSettings settings() {
             return new BreakerSettings(failuresToOpen, openFor);
@@ -108,12 +97,13 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      *                     (a refreshed Secret volume, a Vault agent) is used without a restart
      * @param snapshotFile where the last good snapshot is saved, so a restart survives a rules outage
      */
-    public record Rules(String file, String serviceUrl, String token, String tokenFile, String snapshotFile) {
+    public record Rules(String file, String serviceUrl, String token, String tokenFile,
+                        @DefaultValue("tollgate-rules-snapshot.json") @NotBlank String snapshotFile) {
 
-        public Rules {
-            if (token != null && !token.isBlank() && tokenFile != null && !tokenFile.isBlank()) {
-                throw new IllegalArgumentException("set tollgate.rules.token or tollgate.rules.token-file, not both");
-            }
+        /** Set tollgate.rules.token or tollgate.rules.token-file, not both. */
+        @AssertTrue(message = "set tollgate.rules.token or tollgate.rules.token-file, not both")
+        public boolean isOneTokenSource() {
+            return token == null || token.isBlank() || tokenFile == null || tokenFile.isBlank();
         }
 
         public boolean watched() {
@@ -128,24 +118,15 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
     /**
      * The design's optimizations, each on unless switched off (for comparison, or for safety).
      *
-     * @param leaseWant requests a pod asks to lease at once (design: 50)
-     * @param leaseTtl  how long a pod may spend a lease (design: 1 s)
+     * @param localFirst a coarse bucket per key in the pod, in front of every global check
+     * @param leases     lease tokens from the store and spend them in the pod
+     * @param denyCache  after a deny with retry, deny the key in the pod until then
+     * @param leaseWant  requests a pod asks to lease at once (design: 50)
+     * @param leaseTtl   how long a pod may spend a lease (design: 1 s)
      */
-    public record Optimizations(Boolean localFirst, Boolean leases, Boolean denyCache, Integer leaseWant, Duration leaseTtl) {
-
-        public Optimizations {
-            var all = dev.tollgate.limiter.Optimizations.ALL;
-            localFirst = localFirst == null ? all.localFirst() : localFirst;
-            leases = leases == null ? all.leases() : leases;
-            denyCache = denyCache == null ? all.denyCache() : denyCache;
-            leaseWant = leaseWant == null ? all.leaseWant() : leaseWant;
-            leaseTtl = leaseTtl == null ? all.leaseTtl() : leaseTtl;
-            if (leaseWant < 1 || leaseWant > dev.tollgate.limiter.Optimizations.MAX_LEASE_WANT) {
-                throw new IllegalArgumentException("tollgate.optimizations.lease-want must be between 1 and "
-                        + dev.tollgate.limiter.Optimizations.MAX_LEASE_WANT + ", was " + leaseWant);
-            }
-            requirePositive("tollgate.optimizations.lease-ttl", leaseTtl);
-        }
+    public record Optimizations(@DefaultValue("true") boolean localFirst, @DefaultValue("true") boolean leases,
+                                @DefaultValue("true") boolean denyCache, @DefaultValue("50") @Min(1) @Max(dev.tollgate.limiter.Optimizations.MAX_LEASE_WANT) int leaseWant,
+                                @DefaultValue("1s") @DurationMin(millis = 1) Duration leaseTtl) {
 
         public dev.tollgate.limiter.Optimizations settings() {
             return new dev.tollgate.limiter.Optimizations(localFirst, leases, denyCache, leaseWant, leaseTtl);
@@ -156,24 +137,19 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * The region's live pod count, kept by heartbeats in its Redis.
      *
      * @param id        this pod's id in the registry (default: the host name)
-     * @param heartbeat how often the pod beats (default 1 s)
-     * @param ttl       a pod silent this long is no longer counted (default 3 s)
-     * @param min       the fewest pods the region runs, e.g. the HPA's minimum (default 1, the chart sets
-     *                  its minReplicas): the count a pod divides fallback buckets and leases by before its
+     * @param heartbeat how often the pod beats
+     * @param ttl       a pod silent this long is no longer counted; longer than the heartbeat
+     * @param min       the fewest pods the region runs, e.g. the HPA's minimum (the chart sets its
+     *                  minReplicas): the count a pod divides fallback buckets and leases by before its
      *                  first heartbeat, and the least it ever uses
      */
-    public record Pods(String id, Duration heartbeat, Duration ttl, Integer min) {
+    public record Pods(String id, @DefaultValue("1s") @DurationMin(millis = 1) Duration heartbeat,
+                       @DefaultValue("3s") @DurationMin(millis = 1) Duration ttl, @DefaultValue("1") @Min(1) int min) {
 
-        public Pods {
-            heartbeat = heartbeat == null ? Duration.ofSeconds(1) : heartbeat;
-            ttl = ttl == null ? Duration.ofSeconds(3) : ttl;
-            min = min == null ? 1 : min;
-            if (min < 1) {
-                throw new IllegalArgumentException("tollgate.pods.min must be at least 1 (the HPA's minReplicas), was " + min);
-            }
-            if (ttl.compareTo(heartbeat) <= 0) {
-                throw new IllegalArgumentException("tollgate.pods.ttl (" + ttl + ") must be longer than tollgate.pods.heartbeat (" + heartbeat + ")");
-            }
+        /** tollgate.pods.ttl must be longer than tollgate.pods.heartbeat, or every pod would drop out between beats. */
+        @AssertTrue(message = "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat")
+        public boolean isTtlLongerThanHeartbeat() {
+            return ttl == null || heartbeat == null || ttl.compareTo(heartbeat) > 0;
         }
     }
 
@@ -183,15 +159,10 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      *
      * @param storeGrace how long a pod that has never reached its store stays not ready; after that it
      *                   becomes ready anyway and serves in fallback (fail modes), with
-     *                   {@code tollgate_store_connected} at 0 and its alert firing. Default 30 s; {@code 0}
-     *                   does not wait for the store at all; a negative value (e.g. {@code -1}) waits for it
-     *                   forever
+     *                   {@code tollgate_store_connected} at 0 and its alert firing. {@code 0} does not
+     *                   wait for the store at all; a negative value (e.g. {@code -1}) waits for it forever
      */
-    public record Readiness(Duration storeGrace) {
-
-        public Readiness {
-            storeGrace = storeGrace == null ? Duration.ofSeconds(30) : storeGrace;
-        }
+    public record Readiness(@DefaultValue("30s") Duration storeGrace) {
 
         /** Whether a pod that never reached its store becomes ready once the grace is over. */
         public boolean fallbackAfterGrace() {
@@ -204,40 +175,35 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      * @param defaultShare the region's share of a key that has no budget yet: its slice of the default
      *                     split, or 1.0 when there is one region
      */
-    public record Region(String name, double defaultShare) {
+    public record Region(@DefaultValue("default") @NotBlank String name,
+                         @DefaultValue("1.0") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double defaultShare) {
+    }
 
-        public Region {
-            name = name == null || name.isBlank() ? "default" : name;
-            if (!(defaultShare > 0 && defaultShare <= 1)) {
-                throw new IllegalArgumentException("tollgate.region.default-share must be in (0, 1], was " + defaultShare);
-            }
-        }
+    /**
+     * @param nearLimitRatio the share of a rule's limit used above which an allowed entry counts as
+     *                       {@code near_limit} in {@code tollgate_rule_hits_total} (Envoy's NEAR_LIMIT_RATIO)
+     */
+    public record Metrics(@DefaultValue("0.8") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double nearLimitRatio) {
     }
 
     /**
      * Envoy's rate limit service (RLS v3) on its own gRPC port.
      *
-     * @param enabled        whether the port is opened (default true)
+     * @param enabled        whether the port is opened
      * @param address        the address to listen on (default: every interface)
-     * @param port           the port (default 8090; 0 picks a free one)
-     * @param maxMessageSize the largest request accepted (default 64 KB, the HTTP check's body limit);
-     *                       a larger one is refused with RESOURCE_EXHAUSTED before it is read whole
-     * @param reflection     whether gRPC server reflection is served (default false: it lists every
-     *                       service and message to anyone who can reach the port)
+     * @param port           the port (0 picks a free one)
+     * @param maxMessageSize the largest request accepted (the HTTP check's body limit); a larger one is
+     *                       refused with RESOURCE_EXHAUSTED before it is read whole
+     * @param reflection     whether gRPC server reflection is served (off: it lists every service and
+     *                       message to anyone who can reach the port)
      */
-    public record Grpc(Boolean enabled, String address, Integer port, DataSize maxMessageSize, Boolean reflection) {
+    public record Grpc(@DefaultValue("true") boolean enabled, String address, @DefaultValue("8090") @Min(0) @Max(65_535) int port,
+                       @DefaultValue("64KB") DataSize maxMessageSize, @DefaultValue("false") boolean reflection) {
 
-        public Grpc {
-            enabled = enabled == null || enabled;
-            port = port == null ? 8090 : port;
-            maxMessageSize = maxMessageSize == null ? DataSize.ofKilobytes(64) : maxMessageSize;
-            reflection = reflection != null && reflection;
-            if (port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("tollgate.grpc.port must be 0-65535, was " + port);
-            }
-            if (maxMessageSize.toBytes() < 1024 || maxMessageSize.toBytes() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("tollgate.grpc.max-message-size must be between 1KB and 2GB, was " + maxMessageSize);
-            }
+        /** tollgate.grpc.max-message-size must be between 1KB and 2GB. */
+        @AssertTrue(message = "tollgate.grpc.max-message-size must be between 1KB and 2GB")
+        public boolean isMaxMessageSizeInRange() {
+            return maxMessageSize == null || (maxMessageSize.toBytes() >= 1024 && maxMessageSize.toBytes() <= Integer.MAX_VALUE);
         }
     }
 
@@ -246,7 +212,7 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
      *               Bearer}, gRPC {@code authorization} metadata); several at once while one is rotated.
      *               None (the default): the ports are open to whoever the network lets reach them
      */
-    public record Access(List<String> tokens) {
+    public record Access(@DefaultValue List<String> tokens) {
 
         public Access {
             tokens = tokens == null ? List.of() : List.copyOf(tokens);
@@ -256,12 +222,6 @@ public record CheckProperties(Redis redis, Check check, Rules rules, Breaker bre
         @Override
         public String toString() {
             return "Access[" + tokens.size() + " token(s)]";
-        }
-    }
-
-    private static void requirePositive(String property, Duration value) {
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(property + " must be positive, was " + value);
         }
     }
 }

@@ -17,6 +17,7 @@ import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.limiter.usage.RedisUsageStore;
 import dev.tollgate.store.spring.ClusterClients;
 import dev.tollgate.store.spring.RetiredProperties;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -45,7 +46,9 @@ class LimiterConfiguration {
      * The store on the native client of Spring Data Redis's Lettuce connection factory, which Spring Boot
      * configures from {@code spring.data.redis.*} (cluster nodes, credentials, TLS, timeouts); the store
      * lays its own options over the client's (command timeout, no queueing while disconnected). Waits for
-     * the first attempt only (bounded by the connect timeout); later attempts run in the background.
+     * the first attempt only (bounded by the connect timeout); later attempts run in the background. With
+     * tracing on, each command is a span under the check that sent it: Spring Boot hands the client
+     * Lettuce's Micrometer tracing (command arguments, which hold callers' keys, left out).
      */
     @Bean(destroyMethod = "close")
     RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties, Environment environment) {
@@ -98,15 +101,19 @@ class LimiterConfiguration {
     }
 
     @Bean
-    LimiterMetrics limiterMetrics(MeterRegistry registry) {
-        return new LimiterMetrics(registry);
+    LimiterMetrics limiterMetrics(MeterRegistry registry, CheckProperties properties) {
+        return new LimiterMetrics(registry, properties.metrics().nearLimitRatio());
     }
 
     @Bean(destroyMethod = "close")
-    PodRegistry podRegistry(RedisCounterStore store, CheckProperties properties) {
+    PodRegistry podRegistry(RedisCounterStore store, CheckProperties properties, MeterRegistry registry) {
         CheckProperties.Pods pods = properties.pods();
         String id = pods.id() == null || pods.id().isBlank() ? hostName() : pods.id();
-        return new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl(), pods.min());
+        PodRegistry live = new PodRegistry(store, properties.region().name(), id, pods.heartbeat(), pods.ttl(), pods.min());
+        Gauge.builder(LimiterMetrics.LIVE_PODS, live, PodRegistry::getAsInt)
+                .description("The region's live pods as this pod counts them (heartbeats): what fallback buckets and leases divide by")
+                .register(registry);
+        return live;
     }
 
     @Bean

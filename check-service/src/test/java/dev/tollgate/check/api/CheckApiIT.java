@@ -14,12 +14,16 @@ import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -65,6 +69,40 @@ class CheckApiIT {
                 .jsonPath("$.entries[1].remaining").isEqualTo(1)
                 .jsonPath("$.entries[0].unknown_rule").doesNotExist()
                 .jsonPath("$.entries[0].retry_ms").doesNotExist();
+    }
+
+    @Test
+    void answersAsItsOpenApiDocumentSays() throws Exception {
+        JsonNode document = YAMLMapper.builder().build().readTree(openApiDocument());
+        JsonNode schemas = document.at("/components/schemas");
+        String request = document.at("/paths/~1v1~1ratelimit:check/post/requestBody/content/application~1json/examples/design/value")
+                .toString().replace("acct_7Q2", "acct_" + UUID.randomUUID());
+
+        String body = check(request).expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        JsonNode response = JsonMapper.builder().build().readTree(body);
+
+        assertThat(names(response)).isSubsetOf(names(schemas.at("/CheckResponse/properties")));
+        assertThat(response.get("entries").valueStream()).allSatisfy(entry ->
+                assertThat(names(entry)).isSubsetOf(names(schemas.at("/EntryResult/properties"))));
+        assertThat(schemas.at("/Verdict/enum").valueStream().map(JsonNode::asString)).contains(response.get("verdict").asString());
+        List<String> documentedCodes = schemas.at("/Problem/properties/code/enum").valueStream().map(JsonNode::asString).toList();
+        for (java.lang.reflect.Field code : ProblemCodes.class.getDeclaredFields()) {
+            assertThat(documentedCodes).as("the document lists problem code %s", code.getName()).contains((String) code.get(null));
+        }
+    }
+
+    private static String openApiDocument() throws IOException {
+        for (java.nio.file.Path dir = java.nio.file.Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            java.nio.file.Path file = dir.resolve("docs/openapi/check-service.yaml");
+            if (java.nio.file.Files.isRegularFile(file)) {
+                return java.nio.file.Files.readString(file);
+            }
+        }
+        throw new IllegalStateException("no docs/openapi/check-service.yaml above the working directory");
+    }
+
+    private static List<String> names(JsonNode object) {
+        return object.propertyNames().stream().toList();
     }
 
     @Test

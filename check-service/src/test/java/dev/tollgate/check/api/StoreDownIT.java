@@ -1,5 +1,6 @@
 package dev.tollgate.check.api;
 
+import dev.tollgate.testsupport.metrics.SeriesCatalog;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -12,6 +13,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.containsString;
 
@@ -49,6 +51,16 @@ class StoreDownIT {
                 .expectBody()
                 .jsonPath("$.verdict").isEqualTo("allow")
                 .jsonPath("$.entries[0].fallback").isEqualTo("fail_open");
+    }
+
+    @Test
+    void exportsTheFailModeSeriesTheAlertsName() {
+        check("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"acct_2\"}]}").expectStatus().isOk();
+        check("{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"203.0.113.10\"}]}").expectStatus().isEqualTo(503);
+        String scrape = http.get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
+                .expectBody(String.class).returnResult().getResponseBody();
+
+        assertThat(SeriesCatalog.missingFrom(scrape, "check-service/store-down")).isEmpty();
     }
 
     @Test

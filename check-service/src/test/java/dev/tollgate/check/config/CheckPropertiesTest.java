@@ -1,65 +1,118 @@
 package dev.tollgate.check.config;
 
 import dev.tollgate.limiter.LimiterSettings;
-import dev.tollgate.limiter.Optimizations;
 import dev.tollgate.limiter.breaker.BreakerSettings;
+import jakarta.validation.Validation;
+import jakarta.validation.ValidatorFactory;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+/** tollgate.* as Spring Boot binds and validates it at start-up: the defaults, and the values it refuses by name. */
 class CheckPropertiesTest {
+
+    private static final ValidatorFactory VALIDATION = Validation.buildDefaultValidatorFactory();
+
+    @AfterAll
+    static void close() {
+        VALIDATION.close();
+    }
 
     @Test
     void defaultsTheCommandTimeoutToTheDesignsFiveMillisecondsAndRefusesANonPositiveOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).redis().settings().commandTimeout())
-                .isEqualTo(Duration.ofMillis(5));
+        assertThat(bind(Map.of()).redis().settings().commandTimeout()).isEqualTo(Duration.ofMillis(5));
         assertThatThrownBy(() -> new CheckProperties.Redis(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tollgate.redis.command-timeout");
     }
 
     @Test
-    void startsThePodCountAtOneUnlessAFloorIsConfiguredAndRefusesAFloorBelowOne() {
-        assertThat(new CheckProperties(null, null, null, null, null, null, null, null, null, null).pods().min()).isEqualTo(1);
-        assertThat(new CheckProperties.Pods(null, null, null, 50).min()).isEqualTo(50);
-        assertThatThrownBy(() -> new CheckProperties.Pods(null, null, null, 0))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tollgate.pods.min");
-    }
+    void bindsTheDesignsDefaultsWhenNothingIsSet() {
+        CheckProperties properties = bind(Map.of());
 
-    @Test
-    void appliesTheEnginesDefaultsToWhatIsLeftOut() {
-        CheckProperties properties = new CheckProperties(null, null, null, null, null, null, null, null, null, null);
-
+        assertThat(properties.pods().min()).isEqualTo(1);
+        assertThat(properties.pods().heartbeat()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(properties.check().maxEntries()).isEqualTo(64);
+        assertThat(properties.breaker().settings().failuresToOpen()).isEqualTo(3);
+        assertThat(properties.breaker().settings().openFor()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(properties.optimizations().settings()).isEqualTo(dev.tollgate.limiter.Optimizations.ALL);
         assertThat(properties.breaker().settings()).isEqualTo(BreakerSettings.DEFAULTS);
-        assertThat(properties.optimizations().settings()).isEqualTo(Optimizations.ALL);
         assertThat(properties.check().maxEntries()).isEqualTo(LimiterSettings.DEFAULTS.maxEntries());
-        assertThat(new CheckProperties.Optimizations(null, false, null, 20, null).settings())
-                .isEqualTo(new Optimizations(true, false, true, 20, Optimizations.ALL.leaseTtl()));
-    }
-
-    /** The engine names its own settings; a pod's start-up failure names the property to change. */
-    @Test
-    void refusesABadEngineSettingNamingItsProperty() {
-        assertThatThrownBy(() -> new CheckProperties.Breaker(0, null)).hasMessageContaining("tollgate.breaker.failures-to-open");
-        assertThatThrownBy(() -> new CheckProperties.Breaker(null, Duration.ZERO)).hasMessageContaining("tollgate.breaker.open-for");
-        assertThatThrownBy(() -> new CheckProperties.Optimizations(null, null, null, 10_001, null))
-                .hasMessageContaining("tollgate.optimizations.lease-want must be between 1 and 10000");
-        assertThatThrownBy(() -> new CheckProperties.Optimizations(null, null, null, null, Duration.ofMillis(-1)))
-                .hasMessageContaining("tollgate.optimizations.lease-ttl");
-        assertThatThrownBy(() -> new CheckProperties.Check(0, null)).hasMessageContaining("tollgate.check.max-entries");
-        assertThatThrownBy(() -> new CheckProperties.Check(null, Duration.ofMinutes(2))).hasMessageContaining("tollgate.check.deadline");
+        assertThat(properties.region().name()).isEqualTo("default");
+        assertThat(properties.region().defaultShare()).isEqualTo(1.0);
+        assertThat(properties.metrics().nearLimitRatio()).isEqualTo(0.8);
+        assertThat(properties.rules().snapshotFile()).isEqualTo("tollgate-rules-snapshot.json");
+        assertThat(properties.grpc().port()).isEqualTo(8090);
+        assertThat(properties.grpc().enabled()).isTrue();
+        assertThat(properties.grpc().reflection()).isFalse();
+        assertThat(properties.grpc().maxMessageSize().toKilobytes()).isEqualTo(64);
+        assertThat(properties.access().tokens()).isEmpty();
     }
 
     @Test
     void waitsThirtySecondsForTheStoreBeforeServingInFallbackByDefault() {
-        CheckProperties.Readiness readiness = new CheckProperties(null, null, null, null, null, null, null, null, null, null).readiness();
+        CheckProperties.Readiness readiness = bind(Map.of()).readiness();
 
         assertThat(readiness.storeGrace()).isEqualTo(Duration.ofSeconds(30));
         assertThat(readiness.fallbackAfterGrace()).isTrue();
-        assertThat(new CheckProperties.Readiness(Duration.ofMillis(-1)).fallbackAfterGrace()).isFalse();
+        assertThat(bind(Map.of("tollgate.readiness.store-grace", "-1ms")).readiness().fallbackAfterGrace()).isFalse();
+    }
+
+    @Test
+    void takesAPodFloorAndRefusesOneBelowOne() {
+        assertThat(bind(Map.of("tollgate.pods.min", "50")).pods().min()).isEqualTo(50);
+        assertRefused(Map.of("tollgate.pods.min", "0"), "tollgate.pods.min");
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            tollgate.region.default-share      | 1.5   | tollgate.region.default-share
+            tollgate.region.default-share      | 0     | tollgate.region.default-share
+            tollgate.region.name               | ' '   | tollgate.region.name
+            tollgate.metrics.near-limit-ratio  | 0     | tollgate.metrics.near-limit-ratio
+            tollgate.optimizations.lease-want  | 0     | tollgate.optimizations.lease-want
+            tollgate.optimizations.lease-want  | 10001 | tollgate.optimizations.lease-want
+            tollgate.optimizations.lease-ttl   | -1ms  | tollgate.optimizations.lease-ttl
+            tollgate.breaker.failures-to-open  | 0     | tollgate.breaker.failures-to-open
+            tollgate.breaker.open-for          | 0s    | tollgate.breaker.open-for
+            tollgate.check.deadline            | 0s    | tollgate.check.deadline
+            tollgate.check.deadline            | 2m    | tollgate.check.deadline
+            tollgate.check.max-entries         | 0     | tollgate.check.max-entries
+            tollgate.grpc.port                 | 65536 | tollgate.grpc.port
+            tollgate.grpc.max-message-size     | 10B   | tollgate.grpc.max-message-size
+            """)
+    void refusesAValueOutsideItsLimitsNamingTheProperty(String property, String value, String named) {
+        assertRefused(Map.of(property, value), named);
+    }
+
+    @Test
+    void refusesSettingsThatContradictEachOther() {
+        assertRefused(Map.of("tollgate.pods.heartbeat", "3s", "tollgate.pods.ttl", "3s"), "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat");
+        assertRefused(Map.of("tollgate.rules.token", "t", "tollgate.rules.token-file", "/run/token"), "not both");
+    }
+
+    private static CheckProperties bind(Map<String, String> values) {
+        Binder binder = new Binder(new MapConfigurationPropertySource(values));
+        return binder.bindOrCreate("tollgate", Bindable.of(CheckProperties.class),
+                new ValidationBindHandler(new SpringValidatorAdapter(VALIDATION.getValidator())));
+    }
+
+    private static void assertRefused(Map<String, String> values, String named) {
+        assertThatThrownBy(() -> bind(values))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains(named));
     }
 }

@@ -17,7 +17,7 @@ import java.util.zip.GZIPOutputStream;
  * revision differs from {@code since}, else 304 after a short wait. The real rules-service is exercised
  * end to end in dev-stack; here the test controls exactly which snapshot a pod is offered.
  */
-final class FakeWatchFeed implements AutoCloseable {
+public final class FakeWatchFeed implements AutoCloseable {
 
     private final HttpServer server;
     private final AtomicReference<String> snapshot = new AtomicReference<>();
@@ -26,17 +26,17 @@ final class FakeWatchFeed implements AutoCloseable {
     private volatile String requiredToken;
     private volatile boolean gzipped;
 
-    FakeWatchFeed() throws IOException {
+    public FakeWatchFeed() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/v1/watch", this::watch);
         server.start();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    void publish(int newRevision, String snapshotJson) {
+    public void publish(int newRevision, String snapshotJson) {
         snapshot.set(snapshotJson);
         revision.set(newRevision);
     }

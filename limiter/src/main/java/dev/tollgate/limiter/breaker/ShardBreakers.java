@@ -3,13 +3,17 @@ package dev.tollgate.limiter.breaker;
 import dev.tollgate.store.StoreException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * One breaker per counter shard, with the design's transitions:
@@ -24,21 +28,31 @@ import java.util.function.Consumer;
  * One probe at a time: Probing admits a single call; every other check meanwhile answers from
  * fallback, so no check waits for the store timeout once the shard is clearly gone. A shard is the
  * primary that owns a key's slot: after a failover the slot has a new owner and a fresh breaker.
+ *
+ * <p>The breakers live in a Resilience4j {@link CircuitBreakerRegistry} whose meters
+ * ({@code resilience4j_circuitbreaker_state{name, state}}, calls, failure rate) come and go with its
+ * breakers. A breaker no check has asked for in {@link #IDLE_AFTER} is removed with its meters: after a
+ * failover the old primary's breaker, left open, would otherwise report an open shard for ever.
  */
 public final class ShardBreakers {
 
     public static final String STATE_METRIC = "tollgate.breaker.state";
 
-    private final CircuitBreakerConfig config;
-    private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
-    private final MeterRegistry registry;
+    /** Longer than any failover and than the breaker alert's wait, so a shard still in use is never forgotten. */
+    static final Duration IDLE_AFTER = Duration.ofMinutes(5);
+
+    private final CircuitBreakerRegistry registry;
+    private final Map<String, Shard> shards = new ConcurrentHashMap<>();
+    private final MeterRegistry meters;
     private final Consumer<String> onClosed;
+    private final Clock clock;
+    private volatile long nextSweepMs;
 
     /**
      * @param onClosed told the shard id whenever a shard's breaker closes again (to drop its fallback buckets)
      */
-    public ShardBreakers(BreakerSettings settings, Clock clock, MeterRegistry registry, Consumer<String> onClosed) {
-        this.config = CircuitBreakerConfig.custom()
+    public ShardBreakers(BreakerSettings settings, Clock clock, MeterRegistry meters, Consumer<String> onClosed) {
+        CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(settings.failuresToOpen())
                 .minimumNumberOfCalls(settings.failuresToOpen())
@@ -50,32 +64,62 @@ public final class ShardBreakers {
                 .writableStackTraceEnabled(false)
                 .clock(clock)
                 .build();
-        this.registry = registry;
+        this.registry = CircuitBreakerRegistry.of(config);
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+        this.meters = meters;
         this.onClosed = onClosed;
+        this.clock = clock;
+        this.nextSweepMs = clock.millis() + IDLE_AFTER.toMillis();
     }
 
     public CircuitBreaker forShard(String shard) {
-        CircuitBreaker breaker = breakers.get(shard);
-        return breaker != null ? breaker : breakers.computeIfAbsent(shard, this::create);
+        long now = clock.millis();
+        if (now >= nextSweepMs) {
+            sweep(now);
+        }
+        Shard known = shards.get(shard);
+        if (known == null) {
+            known = shards.computeIfAbsent(shard, this::create);
+        }
+        known.lastAskedMs = now;
+        return known.breaker;
     }
 
-    /** Every shard this pod has talked to, with its breaker: for health and metrics. */
+    /** Every shard this pod has talked to lately, with its breaker: for health and metrics. */
     public Map<String, CircuitBreaker> all() {
-        return Map.copyOf(breakers);
+        return shards.entrySet().stream().collect(Collectors.toUnmodifiableMap(Map.Entry::getKey, e -> e.getValue().breaker));
     }
 
-    private CircuitBreaker create(String shard) {
-        CircuitBreaker breaker = CircuitBreaker.of(shard, config);
+    private Shard create(String shard) {
+        CircuitBreaker breaker = registry.circuitBreaker(shard);
         breaker.getEventPublisher().onStateTransition(event -> {
             if (event.getStateTransition().getToState() == CircuitBreaker.State.CLOSED) {
                 onClosed.accept(shard);
             }
         });
-        Gauge.builder(STATE_METRIC, breaker, b -> stateValue(b.getState()))
+        Gauge gauge = Gauge.builder(STATE_METRIC, breaker, b -> stateValue(b.getState()))
                 .description("Breaker per counter shard: 0 global checks, 1 fallback, 2 probing")
                 .tag("shard", shard)
-                .register(registry);
-        return breaker;
+                .register(meters);
+        return new Shard(breaker, gauge, clock.millis());
+    }
+
+    /** Forgets the shards no check asked for in {@link #IDLE_AFTER}: a failed-over primary, a resharded node. */
+    private synchronized void sweep(long now) {
+        if (now < nextSweepMs) {
+            return;
+        }
+        nextSweepMs = now + IDLE_AFTER.toMillis();
+        shards.entrySet().removeIf(entry -> {
+            Shard shard = entry.getValue();
+            if (now - shard.lastAskedMs < IDLE_AFTER.toMillis()) {
+                return false;
+            }
+            registry.remove(entry.getKey());
+            meters.remove(shard.gauge);
+            onClosed.accept(entry.getKey());
+            return true;
+        });
     }
 
     static int stateValue(CircuitBreaker.State state) {
@@ -84,5 +128,17 @@ public final class ShardBreakers {
             case HALF_OPEN -> 2;
             default -> 1;
         };
+    }
+
+    private static final class Shard {
+        final CircuitBreaker breaker;
+        final Gauge gauge;
+        volatile long lastAskedMs;
+
+        Shard(CircuitBreaker breaker, Gauge gauge, long lastAskedMs) {
+            this.breaker = breaker;
+            this.gauge = gauge;
+            this.lastAskedMs = lastAskedMs;
+        }
     }
 }

@@ -1,12 +1,14 @@
 package dev.tollgate.limiter.metrics;
 
 import dev.tollgate.common.check.Verdict;
+import dev.tollgate.common.rule.Rule;
 import dev.tollgate.store.StoreException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,6 +16,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * The engine's meters. Tags are bounded: rule ids come from the rule book, never from a request (an
  * unknown rule id is counted without its name, or a caller could grow the registry without bound).
  * Meters are cached, so the hot path does one map lookup per meter, not a registry lookup.
+ *
+ * <p>Per rule, {@link #RULE_HITS} is Envoy's ratelimit stats in one counter: the cost of every entry, by
+ * {@code outcome} within_limit, near_limit (allowed, with less than {@code 1 - nearLimitRatio} of the limit
+ * left), over_limit, shadow_mode (a shadow rule's deny), tagged with the rule's {@code domain}.
+ * {@link #LOCAL_ANSWERS} counts the entries answered without a store call by rule and by how.
+ *
+ * <p>Latency histograms publish a fixed set of buckets packed around the 1 ms budget (requirement 2)
+ * instead of Micrometer's ~70 generic ones: 15 {@code le} series per timer series.
  */
 public final class LimiterMetrics {
 
@@ -31,11 +41,21 @@ public final class LimiterMetrics {
     public static final String LEASE_LOST_ON_TIMEOUT = "tollgate.lease.lost.on.timeout";
     public static final String DEADLINE_EXCEEDED = "tollgate.check.deadline.exceeded";
     public static final String REFUNDS = "tollgate.refunds";
+    public static final String RULE_HITS = "tollgate.rule.hits";
+    public static final String LOCAL_ANSWERS = "tollgate.local.answers";
+    public static final String LIVE_PODS = "tollgate.pods.live";
 
-    /** Checks take tens of microseconds to a millisecond: histogram buckets must start well below 1 ms. */
-    private static final java.time.Duration MIN_EXPECTED = java.time.Duration.ofNanos(20_000);
-    /** Requirement #2: at most 1 ms added at p99; a bucket edge exactly there makes the alert exact. */
-    private static final java.time.Duration LATENCY_BUDGET = java.time.Duration.ofMillis(1);
+    /** Envoy's default (NEAR_LIMIT_RATIO): an allowed entry with less than a fifth of its limit left is near it. */
+    public static final double DEFAULT_NEAR_LIMIT_RATIO = 0.8;
+
+    /**
+     * Checks take tens of microseconds to a millisecond, a store call a few hundred microseconds: dense
+     * below and around requirement 2's 1 ms (an edge exactly there makes the SLO alert exact), sparse above.
+     */
+    private static final Duration[] LATENCY_BUCKETS = {
+            micros(50), micros(100), micros(200), micros(300), micros(500), micros(750), Duration.ofMillis(1),
+            micros(1_500), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(50),
+            Duration.ofMillis(250), Duration.ofSeconds(1)};
 
     private final MeterRegistry registry;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -47,9 +67,19 @@ public final class LimiterMetrics {
     private final Counter localDrops;
     private final Counter leaseLostOnTimeout;
     private final Counter deadlineExceeded;
+    private final double nearLimitRatio;
 
     public LimiterMetrics(MeterRegistry registry) {
+        this(registry, DEFAULT_NEAR_LIMIT_RATIO);
+    }
+
+    /** @param nearLimitRatio the share of a limit used above which an allowed entry counts as near_limit */
+    public LimiterMetrics(MeterRegistry registry, double nearLimitRatio) {
+        if (!(nearLimitRatio > 0 && nearLimitRatio <= 1)) {
+            throw new IllegalArgumentException("tollgate.metrics.near-limit-ratio must be in (0, 1], was " + nearLimitRatio);
+        }
         this.registry = registry;
+        this.nearLimitRatio = nearLimitRatio;
         this.unknownRules = Counter.builder(UNKNOWN_RULES)
                 .description("Entries naming a rule the pod does not know; allowed, as Envoy's service does")
                 .register(registry);
@@ -89,14 +119,54 @@ public final class LimiterMetrics {
         sample.stop(timers.computeIfAbsent(CHECKS + verdict, k -> Timer.builder(CHECKS)
                 .description("Limiter checks, from request to verdict")
                 .tag("verdict", tag(verdict))
-                .publishPercentileHistogram()
-                .minimumExpectedValue(MIN_EXPECTED)
-                .serviceLevelObjectives(LATENCY_BUDGET)
+                .serviceLevelObjectives(LATENCY_BUCKETS)
                 .register(registry)));
     }
 
     public void decided(String ruleId, Verdict verdict) {
         counter(DECISIONS, ruleId, tag(verdict), "verdict", "Entries decided, by rule and verdict").increment();
+    }
+
+    /**
+     * One entry of a known rule, weighted by its cost, as Envoy's per-rule stats count it.
+     *
+     * @param remaining what the answer says is left, in the pod's view of the key's share
+     * @param share     the region's share of the rule's limit for this key
+     */
+    public void hit(Rule rule, Verdict verdict, long cost, long remaining, double share) {
+        String outcome;
+        if (verdict == Verdict.DENY) {
+            outcome = rule.shadow() ? "shadow_mode" : "over_limit";
+        } else {
+            double limit = capacity(rule) * share;
+            outcome = remaining < limit * (1 - nearLimitRatio) ? "near_limit" : "within_limit";
+        }
+        counters.computeIfAbsent(RULE_HITS + '\u0000' + rule.id() + '\u0000' + rule.domain() + '\u0000' + outcome,
+                k -> Counter.builder(RULE_HITS)
+                        .description("Cost of the entries checked against a rule, by outcome (Envoy's within/near/over_limit, shadow_mode)")
+                        .baseUnit("hits")
+                        .tag("rule", rule.id())
+                        .tag("domain", String.valueOf(rule.domain()))
+                        .tag("outcome", outcome)
+                        .register(registry)).increment(cost);
+    }
+
+    /**
+     * An entry answered by the pod itself.
+     *
+     * @param answer {@code lease} (allowed from a token lease), {@code deny_cache} or {@code local_drop}
+     */
+    public void localAnswer(Rule rule, String answer) {
+        counters.computeIfAbsent(LOCAL_ANSWERS + '\u0000' + rule.id() + '\u0000' + answer, k -> Counter.builder(LOCAL_ANSWERS)
+                .description("Entries answered without a store call, by rule and by what answered them")
+                .tag("rule", rule.id())
+                .tag("domain", String.valueOf(rule.domain()))
+                .tag("answer", answer)
+                .register(registry)).increment();
+    }
+
+    private static long capacity(Rule rule) {
+        return rule.limit().capacity();
     }
 
     public void shadowDenied(String ruleId) {
@@ -157,9 +227,7 @@ public final class LimiterMetrics {
                 .description("Script calls to the counter store")
                 .tag("script", script)
                 .tag("outcome", outcome)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(MIN_EXPECTED)
-                .serviceLevelObjectives(LATENCY_BUDGET)
+                .serviceLevelObjectives(LATENCY_BUCKETS)
                 .register(registry));
     }
 
@@ -171,6 +239,10 @@ public final class LimiterMetrics {
             }
             return builder.register(registry);
         });
+    }
+
+    private static Duration micros(long micros) {
+        return Duration.ofNanos(micros * 1_000);
     }
 
     private static String tag(Verdict verdict) {

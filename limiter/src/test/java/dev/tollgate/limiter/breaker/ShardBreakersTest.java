@@ -29,6 +29,31 @@ class ShardBreakersTest {
     private final CircuitBreaker shard = breakers.forShard("shard-7");
 
     @Test
+    void reportsEachStateAsItsOwnSeriesThroughResilience4j() {
+        openIt();
+
+        assertThat(registry.get("resilience4j.circuitbreaker.state").tag("name", "shard-7").tag("state", "open").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("resilience4j.circuitbreaker.state").tag("name", "shard-7").tag("state", "closed").gauge().value()).isZero();
+    }
+
+    @Test
+    void forgetsAShardNoCheckAskedForAfterAFailoverWithItsSeries() {
+        openIt();
+        clock.advance(ShardBreakers.IDLE_AFTER.minusSeconds(1));
+        breakers.forShard("shard-8");
+        assertThat(breakers.all()).containsOnlyKeys("shard-7", "shard-8");
+
+        clock.advance(Duration.ofSeconds(2));
+        breakers.forShard("shard-8");
+
+        assertThat(breakers.all()).as("the failed-over primary is gone, the one in use stays").containsOnlyKeys("shard-8");
+        assertThat(registry.find(ShardBreakers.STATE_METRIC).tag("shard", "shard-7").gauge()).isNull();
+        assertThat(registry.find("resilience4j.circuitbreaker.state").tag("name", "shard-7").gauges()).isEmpty();
+        assertThat(registry.find(ShardBreakers.STATE_METRIC).tag("shard", "shard-8").gauge()).isNotNull();
+        assertThat(closed).as("its fallback buckets are dropped too").contains("shard-7");
+    }
+
+    @Test
     void globalChecksStayGlobalWhileRepliesArrive() {
         for (int i = 0; i < 10; i++) {
             assertThat(shard.tryAcquirePermission()).isTrue();

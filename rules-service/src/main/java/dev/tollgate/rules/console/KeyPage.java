@@ -81,29 +81,29 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
         String resets;
         String limitText;
         if (limit instanceof KeyUsage.TokenBucket bucket) {
-                left = bucket.tokens();
-                capacity = bucket.capacity();
-                stored = bucket.stored();
-                double refillPerS = bucket.ratePerS() * rule.share() / bucket.periodS();
-                long missing = capacity - left;
-                resets = missing <= 0 ? "full" : "full in " + duration(Duration.ofMillis((long) Math.ceil(missing * 1000 / refillPerS)));
-                limitText = bucket.ratePerS() + (bucket.periodS() == 1 ? "/s" : " per " + duration(Duration.ofSeconds(bucket.periodS())))
-                        + ", burst " + capacity;
+            left = bucket.tokens();
+            capacity = bucket.capacity();
+            stored = bucket.stored();
+            double refillPerS = bucket.ratePerS() * rule.share() / bucket.periodS();
+            long missing = capacity - left;
+            resets = missing <= 0 ? "full" : "full in " + duration(Duration.ofMillis((long) Math.ceil(missing * 1000 / refillPerS)));
+            limitText = bucket.ratePerS() + (bucket.periodS() == 1 ? "/s" : " per " + duration(Duration.ofSeconds(bucket.periodS())))
+                    + ", burst " + capacity;
         } else if (limit instanceof KeyUsage.SlidingLog log) {
-                left = log.remaining();
-                capacity = log.capacity();
-                stored = log.stored();
-                resets = log.count() == 0 ? "full" : "full within " + duration(Duration.ofSeconds(log.windowS()));
-                limitText = capacity + " per " + duration(Duration.ofSeconds(log.windowS())) + " (sliding)";
+            left = log.remaining();
+            capacity = log.capacity();
+            stored = log.stored();
+            resets = log.count() == 0 ? "full" : "full within " + duration(Duration.ofSeconds(log.windowS()));
+            limitText = capacity + " per " + duration(Duration.ofSeconds(log.windowS())) + " (sliding)";
         } else {
             KeyUsage.FixedWindow window = (KeyUsage.FixedWindow) limit;
-                left = window.remaining();
-                capacity = window.capacity();
-                stored = window.stored();
-                long windowMs = window.windowS() * 1000L;
-                long end = nowMs - Math.floorMod(nowMs, windowMs) + windowMs;
-                resets = "new window in " + duration(Duration.ofMillis(end - nowMs)) + " (" + Instant.ofEpochMilli(end) + ")";
-                limitText = capacity + " per " + duration(Duration.ofSeconds(window.windowS())) + " window";
+            left = window.remaining();
+            capacity = window.capacity();
+            stored = window.stored();
+            long windowMs = window.windowS() * 1000L;
+            long end = nowMs - Math.floorMod(nowMs, windowMs) + windowMs;
+            resets = "new window in " + duration(Duration.ofMillis(end - nowMs)) + " (" + Instant.ofEpochMilli(end) + ")";
+            limitText = capacity + " per " + duration(Duration.ofSeconds(window.windowS())) + " window";
         }
         return new Bucket(rule.ruleId(), rule.domain(), label(rule.algorithm()), rule.mode() == dev.tollgate.common.rule.Mode.SHADOW,
                 stored, left, capacity, resets, limitText, percent(rule.share()), rule.overridden(), RateChart.rate(rule.recentRatePerS()));

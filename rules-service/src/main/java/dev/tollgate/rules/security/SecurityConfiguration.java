@@ -21,7 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Bearer tokens on every endpoint but health. JWTs are decoded by the decoder Spring Boot configures
+ * Bearer tokens on every endpoint but health, and none on the management port (when actuator has one).
+ * JWTs are decoded by the decoder Spring Boot configures
  * from {@code spring.security.oauth2.resourceserver.jwt.issuer-uri} (keys discovered from the issuer, or
  * from {@code jwk-set-uri} when given) or {@code public-key-location}, and must come from the configured
  * issuer for one of the configured audiences ({@link JwtClaims}); the token's {@code sub} is who the
@@ -31,12 +32,15 @@ import java.util.List;
 class SecurityConfiguration {
 
     @Bean
-    SecurityFilterChain api(HttpSecurity http, AuthenticationManagerResolver<HttpServletRequest> bearerTokens, JsonMapper json) throws Exception {
+    SecurityFilterChain api(HttpSecurity http, AuthenticationManagerResolver<HttpServletRequest> bearerTokens, JsonMapper json,
+                            ManagementPortRequests managementPort) throws Exception {
         ProblemResponses problems = new ProblemResponses(json);
         http.csrf(csrf -> csrf.disable())
                 .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .requestCache(cache -> cache.disable())
                 .authorizeHttpRequests(requests -> requests
+                        // actuator on its own port (management.server.port): reachable by the scraper and probes only
+                        .requestMatchers(managementPort).permitAll()
                         .requestMatchers("/actuator/health", "/actuator/health/**", "/error").permitAll()
                         .requestMatchers(HttpMethod.GET, "/v1/watch").hasAuthority(Scopes.authority(Scopes.WATCH))
                         .requestMatchers(HttpMethod.GET, "/v1/**").hasAuthority(Scopes.authority(Scopes.READ))
@@ -52,6 +56,11 @@ class SecurityConfiguration {
                         .authenticationEntryPoint(problems)
                         .accessDeniedHandler(problems));
         return http.build();
+    }
+
+    @Bean
+    ManagementPortRequests managementPortRequests() {
+        return new ManagementPortRequests();
     }
 
     /**

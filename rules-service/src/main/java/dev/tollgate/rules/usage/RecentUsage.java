@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 
 /**
  * The pods' usage windows as a short series, for the console's live chart and a rule's shadow-deny
@@ -45,17 +44,17 @@ public class RecentUsage {
 
     /** What the region's pods admitted for {@code key} under each rule. */
     public Series admitted(String key, List<String> ruleIds) {
-        return read(ruleIds, store -> (ruleId, start) -> store.admitted(ruleId, key, start));
+        CounterReads store = counters.reads();
+        return read(store, ruleIds, (ruleId, start) -> store.admitted(ruleId, key, start));
     }
 
     /** What the region's shadow rules would have denied, per rule. */
     public Series shadowDenied(List<String> ruleIds) {
-        return read(ruleIds, store -> store::shadowDenied);
+        CounterReads store = counters.reads();
+        return read(store, ruleIds, store::shadowDenied);
     }
 
-    private Series read(List<String> ruleIds, Function<CounterReads, BiFunction<String, Long, CompletableFuture<Long>>> readerOf) {
-        CounterReads store = counters.reads();
-        BiFunction<String, Long, CompletableFuture<Long>> reader = readerOf.apply(store);
+    private Series read(CounterReads store, List<String> ruleIds, BiFunction<String, Long, CompletableFuture<Long>> reader) {
         long now = counters.await(store.clockMs());
         long open = UsageKeys.windowStart(now);
         List<Long> starts = new ArrayList<>();

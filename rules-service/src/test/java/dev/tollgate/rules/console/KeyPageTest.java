@@ -20,8 +20,8 @@ class KeyPageTest {
     @Test
     void aHalfEmptyBucketIsFullAgainAfterItsMissingTokensAtTheRefillRateOfThisRegionsShare() {
         // 60 of 120 tokens (burst 200 x share 0.6), refilling 100/s x 0.6 = 60/s: full in 1 s
-        KeyUsage.Limit bucket = new KeyUsage.TokenBucket(applied("growth-global", Algorithm.TOKEN_BUCKET, Mode.ENFORCE, 0.6, 12.5),
-                "rl:{a}:growth-global", true, 60, 120, 60, 100, 1);
+        KeyUsage.Limit bucket = new KeyUsage.TokenBucket(new KeyUsage.Applied("growth-global", "public-api", Algorithm.TOKEN_BUCKET,
+                Mode.ENFORCE, 0.6, false, 12.5), "rl:{a}:growth-global", true, 60, 120, 60, 100, 1);
 
         KeyPage.Bucket row = KeyPage.of(usage(List.of(bucket))).buckets().get(0);
 
@@ -34,8 +34,8 @@ class KeyPageTest {
 
     @Test
     void aDailyWindowResetsAtMidnightUtc() {
-        KeyUsage.Limit daily = new KeyUsage.FixedWindow(applied("free-daily", Algorithm.FIXED_WINDOW, Mode.ENFORCE, 1.0, 0),
-                "q:{a}:free-daily:2026-11-30", "2026-11-30", true, 3, 10_000, 9_997, 86_400);
+        KeyUsage.Limit daily = new KeyUsage.FixedWindow(new KeyUsage.Applied("free-daily", "public-api", Algorithm.FIXED_WINDOW,
+                Mode.ENFORCE, 1.0, false, 0.0), "q:{a}:free-daily:2026-11-30", "2026-11-30", true, 3, 10_000, 9_997, 86_400);
 
         KeyPage.Bucket row = KeyPage.of(usage(List.of(daily))).buckets().get(0);
 
@@ -45,10 +45,10 @@ class KeyPageTest {
 
     @Test
     void bucketsInUseComeFirstAndOnlyTokenBucketsCanBeOverridden() {
-        KeyUsage.Limit unused = new KeyUsage.TokenBucket(applied("a-rule", Algorithm.TOKEN_BUCKET, Mode.ENFORCE, 1.0, 0),
-                "k", false, 10, 10, 10, 10, 1);
-        KeyUsage.Limit used = new KeyUsage.SlidingLog(applied("z-log", Algorithm.SLIDING_LOG, Mode.SHADOW, 1.0, 0),
-                "k", true, 5, 5, 0, 60);
+        KeyUsage.Limit unused = new KeyUsage.TokenBucket(new KeyUsage.Applied("a-rule", "d", Algorithm.TOKEN_BUCKET, Mode.ENFORCE,
+                1.0, false, 0.0), "k", false, 10, 10, 10, 10, 1);
+        KeyUsage.Limit used = new KeyUsage.SlidingLog(new KeyUsage.Applied("z-log", "d", Algorithm.SLIDING_LOG, Mode.SHADOW,
+                1.0, false, 0.0), "k", true, 5, 5, 0, 60);
 
         KeyPage page = KeyPage.of(usage(List.of(unused, used)));
 
@@ -64,10 +64,6 @@ class KeyPageTest {
         assertThat(KeyPage.duration(Duration.ofSeconds(150))).isEqualTo("3 min");
         assertThat(KeyPage.duration(Duration.ofHours(30))).isEqualTo("30 h");
         assertThat(KeyPage.duration(Duration.ofDays(7))).isEqualTo("7 d");
-    }
-
-    private static KeyUsage.Applied applied(String ruleId, Algorithm algorithm, Mode mode, double share, double recentRate) {
-        return new KeyUsage.Applied(ruleId, "public-api", algorithm, mode, share, false, recentRate);
     }
 
     private static KeyUsage usage(List<KeyUsage.Limit> limits) {

@@ -1,0 +1,15 @@
+package dev.tollgate.rebalancer.config;
+
+import dev.tollgate.testsupport.config.ConfigurationReference;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** docs/configuration/budget-rebalancer.md names every tollgate.* property the service declares. */
+class ConfigurationReferenceTest {
+
+    @Test
+    void documentsEveryDeclaredProperty() {
+        assertThat(ConfigurationReference.undocumented("budget-rebalancer")).isEmpty();
+    }
+}
