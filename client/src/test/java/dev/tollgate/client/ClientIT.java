@@ -101,11 +101,22 @@ class ClientIT {
             assertThat(result.verdict()).as("check %d", i + 1).isEqualTo(Verdict.ALLOW);
             assertThat(result.fallback()).isNull();
             assertThat(result.response().entries().get(0).remaining()).isEqualTo(2 - i);
+            assertThat(result.headers().policy()).isEqualTo("\"api-tight\";q=1;w=60");
+            assertThat(result.headers().rateLimit()).startsWith("\"api-tight\";r=" + (2 - i) + ";t=");
+            assertThat(result.headers().retryAfter()).isNull();
+            if (i == 0) {
+                System.out.println("an allowed check: " + result);
+            }
         }
         CheckResult denied = client.check(tight(key)).block();
         assertThat(denied.verdict()).isEqualTo(Verdict.DENY);
         assertThat(denied.fallback()).isNull();
         assertThat(denied.response().entries().get(0).retryMs()).isPositive();
+        assertThat(denied.headers().rateLimit()).startsWith("\"api-tight\";r=0;t=");
+        assertThat(Long.parseLong(denied.headers().retryAfter())).isBetween(1L, 60L);
+        System.out.println("a denied check: " + denied);
+        // the same values in the body, for a gateway that builds its own answer
+        assertThat(denied.response().headers()).isEqualTo(denied.headers().asMap());
     }
 
     @Test
@@ -239,7 +250,7 @@ class ClientIT {
             noRedis = probe.getLocalPort();
         }
         try (CheckPod storeless = CheckPod.start("127.0.0.1", 0, List.of("redis://127.0.0.1:" + noRedis), region + "-storeless", "s", RULES,
-                Map.of("tollgate.redis.connect-timeout", "200ms"));
+                Map.of("spring.data.redis.connect-timeout", "200ms"));
              TollgateClient open = TollgateClient.builder().endpoint(storeless.base()).deadline(DEADLINE).failMode(FailMode.ALLOW).build()) {
             CheckResult login = open.checkBlocking(new CheckRequest("auth", List.of(CheckEntry.of("login-ip", "203.0.113.9", 1))));
             assertThat(login.verdict()).isEqualTo(Verdict.DENY);

@@ -54,7 +54,7 @@ class RuleJsonTest {
     }
 
     @Test
-    void writesASnapshotAsBefore() {
+    void writesASnapshotAsBeforeWithItsDescriptorMappingsAfter() {
         RuleSnapshot snapshot = new RuleSnapshot(42, List.of(GROWTH, EXPORTS, LOGIN, DAILY),
                 List.of(new AccountOverride("acct_1", "growth-global", 500, 1000, Instant.parse("2030-01-01T00:00:00Z"), "launch")),
                 List.of(new RegionBudget("growth-global", "acct_1", "us-east", 0.6, Instant.parse("2026-01-01T00:00:00Z"))));
@@ -65,7 +65,7 @@ class RuleJsonTest {
         assertThat(written).isEqualTo("{\"revision\":42,\"rules\":[" + rules + "],\"overrides\":[{\"account_id\":\"acct_1\","
                 + "\"rule_id\":\"growth-global\",\"rate_per_s\":500,\"burst\":1000,\"expires_at\":\"2030-01-01T00:00:00Z\",\"reason\":\"launch\"}],"
                 + "\"region_budgets\":[{\"rule_id\":\"growth-global\",\"limit_key\":\"acct_1\",\"region\":\"us-east\",\"share\":0.6,"
-                + "\"updated_at\":\"2026-01-01T00:00:00Z\"}]}");
+                + "\"updated_at\":\"2026-01-01T00:00:00Z\"}],\"descriptor_domains\":[]}");
         assertThat(JSON.readValue(written, RuleSnapshot.class)).isEqualTo(snapshot);
     }
 
