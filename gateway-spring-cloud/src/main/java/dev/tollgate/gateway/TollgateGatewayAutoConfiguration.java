@@ -63,7 +63,9 @@ public class TollgateGatewayAutoConfiguration {
         return new ClientChecks(client.getObject());
     }
 
+    /** Primary: beside Spring Cloud Gateway's own Redis limiter (an application with Spring Data Redis gets it too). */
     @Bean
+    @Primary
     TollgateRateLimiter tollgateRateLimiter(Checks checks, ConfigurationService configurationService) {
         return new TollgateRateLimiter(checks, configurationService);
     }

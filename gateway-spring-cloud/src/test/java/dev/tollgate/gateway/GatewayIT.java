@@ -59,7 +59,8 @@ class GatewayIT {
     static void start() {
         String region = "gateway-it-" + UUID.randomUUID();
         // the pods share the gateways' classpath: neither Spring Cloud Gateway nor this module's limiter runs in them
-        Map<String, String> podOnly = Map.of("spring.cloud.gateway.server.webflux.enabled", "false", "tollgate.gateway.enabled", "false");
+        Map<String, String> podOnly = Map.of("spring.cloud.gateway.server.webflux.enabled", "false",
+                "spring.cloud.gateway.server.webflux.redis.enabled", "false", "tollgate.gateway.enabled", "false");
         List<String> seeds = RedisCluster.shared().seedUris();
         podA = CheckPod.start("127.0.0.1", 0, seeds, region, "a", RULES, podOnly);
         started.add(podA);
@@ -95,6 +96,8 @@ class GatewayIT {
         // check-service's classes bring grpc-java with its shaded Netty, which Spring Cloud Gateway's JSON-to-gRPC filter
         // takes for grpc-netty (io.grpc.Channel present, io.grpc.netty missing) and fails to start on
         all.put("spring.cloud.gateway.server.webflux.filter.json-to-grpc.enabled", "false");
+        // and Spring Data Redis, which would give the gateway Spring Cloud's own Redis limiter (and a template on :6379)
+        all.put("spring.cloud.gateway.server.webflux.redis.enabled", "false");
         all.putAll(properties);
         List<Class<?>> sources = new ArrayList<>(List.of(GatewayApp.class));
         sources.addAll(List.of(extra));
