@@ -6,6 +6,7 @@ import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.web.client.RestClient;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
@@ -38,8 +39,9 @@ class DeltaFeedIT {
         JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
         Path saved = dir.resolve("snapshot.json");
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
-            RulesWatcher watcher = new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(feed.url()), WatchToken.fixed(null),
-                    saved, Duration.ofSeconds(5)), rules, json, registry);
+            RulesFeed transport = RulesFeed.of(RestClient.builder(), new RulesFeed.Settings(URI.create(feed.url()), WatchToken.NONE,
+                    Duration.ofSeconds(2), Duration.ofSeconds(5), null, RulesFeed.DEFAULT_MAX_BYTES));
+            RulesWatcher watcher = new RulesWatcher(transport, new RulesWatcher.WatchSettings(saved), rules, json, registry);
             feed.publish(1, """
                     {"kind": "snapshot", "revision": 1, "region": "eu-west", "rules": [%s],
                      "region_budgets": [{"rule_id": "rule-a", "limit_key": "acct_1", "region": "eu-west", "share": 0.25}]}""".formatted(RULE_A));
