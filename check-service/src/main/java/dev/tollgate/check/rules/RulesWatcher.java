@@ -53,7 +53,7 @@ public final class RulesWatcher implements AutoCloseable {
     private final Clock clock = Clock.systemUTC();
     /** The snapshot in force, which a delta applies to; only the watch thread (and the constructor) touch it. */
     private RuleSnapshot held;
-    /** Whether the next watch asks for a whole snapshot: after a refused answer, or a delta that did not fit. */
+    /** Whether the next watch asks for a whole snapshot: after a refused answer, in case what the pod holds is what is wrong. */
     private boolean resync;
     private final Counter rejected;
     private final Counter errors;

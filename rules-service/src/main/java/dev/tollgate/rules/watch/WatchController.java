@@ -2,7 +2,11 @@ package dev.tollgate.rules.watch;
 
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.rules.problem.BadRequestException;
+import dev.tollgate.common.rule.RuleChanges;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -31,6 +35,10 @@ class WatchController {
     @Operation(summary = "Long-poll for the rules: 200 when the store revision differs from since (or since is absent): with"
             + " region, the delta since that revision (kind delta) or the region's snapshot (kind snapshot); without, the whole"
             + " snapshot of every region. Else 304 after the watch timeout (25 s)")
+    // the body is built once as bytes and shared by every pod that asks; this says what the bytes are
+    @ApiResponse(responseCode = "200", description = "what changed, or everything",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = RuleChanges.class)))
+    @ApiResponse(responseCode = "304", description = "nothing changed within the watch timeout")
     @GetMapping(path = "/v1/watch", produces = MediaType.APPLICATION_JSON_VALUE)
     DeferredResult<ResponseEntity<byte[]>> watch(@RequestParam(required = false) Long since,
                                                  @RequestParam(required = false) String region) {
