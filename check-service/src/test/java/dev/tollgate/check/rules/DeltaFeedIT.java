@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A pod on the delta feed: it names its region and revision, applies a delta to what it holds and saves
  * the whole result; a delta whose result fails validation, or that starts at another revision, is refused
- * whole and counted, the rules in force stay, and the pod asks for a whole snapshot next.
+ * whole and counted, as is one that cannot be read; the rules in force stay, and the pod asks for a whole
+ * snapshot next.
  */
 class DeltaFeedIT {
 
@@ -81,10 +82,17 @@ class DeltaFeedIT {
             assertThat(rules.revision()).hasValue(2);
             assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(2);
 
+            // not a delta at all: no revision to apply it to
             feed.publish(5, """
-                    {"kind": "snapshot", "revision": 5, "region": "eu-west", "rules": [%s]}""".formatted(RULE_A));
+                    {"kind": "delta", "revision": 5, "region": "eu-west"}""");
+            assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("refused the watch answer");
+            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(3);
+            assertThat(rules.revision()).hasValue(2);
+
+            feed.publish(6, """
+                    {"kind": "snapshot", "revision": 6, "region": "eu-west", "rules": [%s]}""".formatted(RULE_A));
             watcher.pollOnce();
-            assertThat(rules.revision()).hasValue(5);
+            assertThat(rules.revision()).hasValue(6);
             assertThat(rules.find("public-api", "rule-b", "acct_1")).isNull();
             watcher.close();
         }
