@@ -67,9 +67,11 @@ public record BenchOptions(
      * @param podJar      check-service's executable jar; null: the built one under check-service/target
      * @param basePort    the first of five loopback ports the servers take; 0: any free ones
      * @param keys        about how many keys the traffic mix spreads over
+     * @param warmupSeconds closed-loop load on each server and protocol before the first step, so that the steps
+     *                    measure compiled code, not the JIT (time-scaled like every phase)
      */
     public record Wire(List<Integer> rates, int connections, List<Protocol> protocols, List<String> jvmFlags, Path podJar,
-                       int basePort, int keys) {
+                       int basePort, int keys, double warmupSeconds) {
 
         public static final String DEFAULT_JVM = "-XX:MaxRAM=1g -XX:ActiveProcessorCount=2 -XX:InitialRAMPercentage=50.0 "
                 + "-XX:MaxRAMPercentage=70.0 -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+ExitOnOutOfMemoryError";
@@ -92,6 +94,9 @@ public record BenchOptions(
             }
             if (keys < 100) {
                 throw new IllegalArgumentException("--wire-keys must be at least 100, was " + keys);
+            }
+            if (!(warmupSeconds >= 0)) {
+                throw new IllegalArgumentException("--wire-warmup-s must be 0 or more, was " + warmupSeconds);
             }
         }
     }
@@ -138,6 +143,7 @@ public record BenchOptions(
         Path podJar = null;
         int wireBasePort = 0;
         int wireKeys = 1000;
+        double wireWarmup = 15;
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
@@ -163,12 +169,13 @@ public record BenchOptions(
                 case "wire-pod-jar" -> podJar = Path.of(value);
                 case "wire-base-port" -> wireBasePort = Integer.parseInt(value);
                 case "wire-keys" -> wireKeys = Integer.parseInt(value);
+                case "wire-warmup-s" -> wireWarmup = Double.parseDouble(value);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
             }
         }
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
                 latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
-                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys), List.of(args));
+                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup), List.of(args));
     }
 
     public static String usage() {
@@ -190,7 +197,8 @@ public record BenchOptions(
                 "                            JVM flags of check-service and the floor in scenario 8",
                 "  --wire-pod-jar=PATH       check-service's jar (default: check-service/target/tollgate-check-service-*.jar)",
                 "  --wire-base-port=0        first of 5 loopback ports for scenario 8's servers (0: any free)",
-                "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses");
+                "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses",
+                "  --wire-warmup-s=15        scenario 8's JIT warm-up of each server and protocol before the steps");
     }
 
     /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */

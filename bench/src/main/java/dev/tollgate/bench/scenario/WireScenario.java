@@ -109,6 +109,7 @@ final class WireScenario implements Scenario {
         try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
              ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
+            warmUp(bench, servers, mix, checks);
             for (Protocol protocol : wire.protocols()) {
                 List<Server> against = protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD);
                 for (Server server : against) {
@@ -127,6 +128,24 @@ final class WireScenario implements Scenario {
             return write(bench, charts, podSettings, mix.clients().size(), floor, pod, saturated, open);
         } finally {
             deleteQuietly(work);
+        }
+    }
+
+    /** Every server over every protocol it speaks, unmeasured: the steps then measure compiled code, not the JIT at work. */
+    private static void warmUp(Bench bench, Map<Server, ServerUnderTest> servers, Mix mix, Map<Mix.Client, WireCheck> checks) {
+        BenchOptions options = bench.options();
+        if (options.wire().warmupSeconds() <= 0) {
+            return;
+        }
+        double seconds = options.seconds(options.wire().warmupSeconds());
+        for (Protocol protocol : options.wire().protocols()) {
+            for (Server server : protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD)) {
+                System.out.printf("  scenario 8: warming %s up over %s for %s%n", server.label, protocol.label, Format.seconds(seconds));
+                try (WireClient client = connect(servers.get(server), protocol, options.wire().connections())) {
+                    new ClosedLoop(bench.newRun(seconds, null), options.wire().connections()).run(seconds, seconds, drain(options), null,
+                            () -> client.send(checks.get(mix.pick(mix.pickKind()))));
+                }
+            }
         }
     }
 
@@ -236,6 +255,9 @@ final class WireScenario implements Scenario {
                 + "headers): the least any Java HTTP service on this machine does per check. Both JVMs run with `"
                 + String.join(" ", wire.jvmFlags()) + "` (the chart's limits and collector). The load generator runs in the "
                 + "bench's JVM on one event-loop thread per client, on the same 2 cores as the servers and Redis.");
+        section.method("Before the first step, each server is warmed up over each protocol for "
+                + Format.seconds(options.seconds(wire.warmupSeconds())) + " (closed loop, unmeasured), so that the steps measure "
+                + "compiled code rather than the JIT at work.");
         section.method("The checks are scenario 3's traffic mix spread over " + Format.count(keys)
                 + " keys (two entries per check, the plan's bucket and the route's; 10% from a few clients over their limit), "
                 + "as JSON over HTTP/1.1 keep-alive and over h2c (prior knowledge), and as Envoy's `ShouldRateLimit` over gRPC "
