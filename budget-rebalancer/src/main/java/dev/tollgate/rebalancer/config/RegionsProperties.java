@@ -1,7 +1,11 @@
 package dev.tollgate.rebalancer.config;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.validation.annotation.Validated;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +36,9 @@ import java.util.TreeMap;
  * @param region  this instance's region, or empty
  * @param regions every region by the name its budget rows carry
  */
+@Validated
 @ConfigurationProperties("tollgate")
-public record RegionsProperties(String region, Map<String, Region> regions) {
+public record RegionsProperties(String region, Map<String, @Valid Region> regions) {
 
     public RegionsProperties {
         region = region == null || region.isBlank() ? null : region.trim();
@@ -44,7 +49,7 @@ public record RegionsProperties(String region, Map<String, Region> regions) {
      * @param defaultShare the region's slice of the default split; required with more than one region
      * @param redis        its Redis Cluster, as {@code spring.data.redis} would take it
      */
-    public record Region(Double defaultShare, DataRedisProperties redis) {
+    public record Region(@DecimalMin(value = "0", inclusive = false) @DecimalMax("1") Double defaultShare, DataRedisProperties redis) {
     }
 
     /**

@@ -1,12 +1,21 @@
 package dev.tollgate.rebalancer.config;
 
+import jakarta.validation.Validation;
+import jakarta.validation.ValidatorFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -127,15 +136,54 @@ class PropertiesTest {
     }
 
     @Test
-    void refusesTimingsThatCannotWork() {
-        assertThatThrownBy(() -> new RebalancerProperties(Duration.ofSeconds(10), Duration.ofSeconds(10), 0.1,
-                Duration.ofMinutes(5), 0.01, 1, Duration.ofSeconds(3), 25_000))
-                .hasMessageContaining("tollgate.rebalancer.usage-lag");
-        assertThatThrownBy(() -> new RebalancerProperties(Duration.ofSeconds(10), Duration.ofSeconds(2), 0.1,
-                Duration.ofSeconds(5), 0.01, 1, Duration.ofSeconds(3), 25_000))
-                .hasMessageContaining("tollgate.rebalancer.idle-after");
-        assertThatThrownBy(() -> new RebalancerProperties(Duration.ofSeconds(10), Duration.ofSeconds(2), 0,
-                Duration.ofMinutes(5), 0.01, 1, Duration.ofSeconds(3), 25_000))
-                .hasMessageContaining("tollgate.rebalancer.floor");
+    void bindsTheDesignsTimingsWhenNothingIsSet() {
+        RebalancerProperties rebalancer = bindRebalancer(Map.of());
+
+        assertThat(rebalancer.period()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(rebalancer.usageLag()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(rebalancer.floor()).isEqualTo(0.10);
+        assertThat(rebalancer.idleAfter()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(rebalancer.minChange()).isEqualTo(0.01);
+        assertThat(rebalancer.lockKey()).isEqualTo(0x746f6c6c67617465L);
+        assertThat(rebalancer.readDeadline()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(rebalancer.maxKeysPerCycle()).isEqualTo(25_000);
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "tollgate.rebalancer.period, 500ms, tollgate.rebalancer.period",
+            "tollgate.rebalancer.usage-lag, 10s, tollgate.rebalancer.usage-lag must be below tollgate.rebalancer.period",
+            "tollgate.rebalancer.usage-lag, -1s, tollgate.rebalancer.usage-lag",
+            "tollgate.rebalancer.idle-after, 5s, tollgate.rebalancer.idle-after must be at least tollgate.rebalancer.period",
+            "tollgate.rebalancer.floor, 0, tollgate.rebalancer.floor",
+            "tollgate.rebalancer.floor, 1.5, tollgate.rebalancer.floor",
+            "tollgate.rebalancer.min-change, 1, tollgate.rebalancer.min-change",
+            "tollgate.rebalancer.read-deadline, 0s, tollgate.rebalancer.read-deadline",
+            "tollgate.rebalancer.read-deadline, 10s, tollgate.rebalancer.read-deadline must be below tollgate.rebalancer.period",
+            "tollgate.rebalancer.max-keys-per-cycle, 0, tollgate.rebalancer.max-keys-per-cycle",
+    })
+    void refusesTimingsThatCannotWorkNamingTheProperty(String property, String value, String named) {
+        assertThatThrownBy(() -> bindRebalancer(Map.of(property, value)))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains(named));
+    }
+
+    @Test
+    void refusesARegionsDefaultShareOutsideZeroToOne() {
+        assertThatThrownBy(() -> bind("tollgate", RegionsProperties.class, Map.of("tollgate.regions.eu-west.default-share", "1.5")))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains("tollgate.regions.eu-west.default-share"));
+    }
+
+    private static RebalancerProperties bindRebalancer(Map<String, String> values) {
+        return bind("tollgate.rebalancer", RebalancerProperties.class, values);
+    }
+
+    /** As Spring Boot binds a {@code @Validated} properties record at start-up. */
+    private static <T> T bind(String prefix, Class<T> type, Map<String, String> values) {
+        try (ValidatorFactory validation = Validation.buildDefaultValidatorFactory()) {
+            return new Binder(new MapConfigurationPropertySource(values)).bindOrCreate(prefix, Bindable.of(type),
+                    new ValidationBindHandler(new SpringValidatorAdapter(validation.getValidator())));
+        }
     }
 }
