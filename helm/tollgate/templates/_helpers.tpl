@@ -315,14 +315,6 @@ livenessProbe:
 {{- end }}
 
 {{/*
-The environment variable carrying one key of another region's Redis Secret for the rebalancer:
-(dict "region" "eu-west" "key" "nodes") gives TOLLGATE_REGION_EU_WEST_NODES.
-*/}}
-{{- define "tollgate.regionEnv" -}}
-{{- printf "TOLLGATE_REGION_%s_%s" (regexReplaceAll "[^A-Za-z0-9]" .region "_" | upper) (upper .key) -}}
-{{- end }}
-
-{{/*
 budgetRebalancer.regions without the regions a values file set to null (YAML; read it with fromYaml).
 */}}
 {{- define "tollgate.rebalancerRegionMap" -}}
@@ -336,12 +328,13 @@ budgetRebalancer.regions without the regions a values file set to null (YAML; re
 {{- end }}
 
 {{/*
-The rebalancer's tollgate.regions as a Spring config file: each region's slice of the default split,
-and the other regions' Redis Clusters by placeholders for the variables of their Secrets (this region
-reads its own through spring.data.redis.*). This region's slice must be the pods' regionDefaultShare, or
-the shares of a key without a budget would not sum to 1.
+The rebalancer's tollgate.regions as environment variables, by index and name (TOLLGATE_REGIONS_0_NAME=us-east),
+since a variable's name cannot spell the dash in a region's name: each region's slice of the default split,
+and the other regions' Redis Clusters from their Secrets (this region reads its own through spring.data.redis.*).
+Regions in name order, so the indexes never move with the order of a values file. This region's slice must
+be the pods' regionDefaultShare, or the shares of a key without a budget would not sum to 1.
 */}}
-{{- define "tollgate.rebalancerRegions" -}}
+{{- define "tollgate.rebalancerRegionsEnv" -}}
 {{- $own := include "tollgate.region" . -}}
 {{- $regions := include "tollgate.rebalancerRegionMap" . | fromYaml -}}
 {{- if not (hasKey $regions $own) -}}
@@ -351,20 +344,27 @@ the shares of a key without a budget would not sum to 1.
 {{- if ne (toString $ownShare) (toString .Values.regionDefaultShare) -}}
 {{- fail (printf "budgetRebalancer.regions.%s.defaultShare is %v but regionDefaultShare is %v: the pods and the rebalancer must use the same default split" $own $ownShare .Values.regionDefaultShare) -}}
 {{- end -}}
-tollgate:
-  regions:
-{{- range $name, $region := $regions }}
-    {{ $name }}:
-      default-share: {{ required (printf "budgetRebalancer.regions.%s.defaultShare: the region's slice of the default split" $name) $region.defaultShare }}
-      {{- if ne $name $own }}
-      redis:
-        cluster:
-          nodes: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "nodes") -}} }
-        username: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "username") -}} :}
-        password: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "password") -}} :}
-        ssl:
-          enabled: {{ $.Values.redis.tls.enabled }}
+{{- range $i, $name := keys $regions | sortAlpha }}
+{{- $region := index $regions $name }}
+- name: TOLLGATE_REGIONS_{{ $i }}_NAME
+  value: {{ $name | quote }}
+- name: TOLLGATE_REGIONS_{{ $i }}_DEFAULTSHARE
+  value: {{ required (printf "budgetRebalancer.regions.%s.defaultShare: the region's slice of the default split" $name) $region.defaultShare | toString | quote }}
+{{- if ne $name $own }}
+{{- $secret := required (printf "budgetRebalancer.regions.%s.existingSecret: name the Secret with nodes, username and password of %s's Redis Cluster" $name $name) $region.existingSecret }}
+{{- range $key := list "nodes" "username" "password" }}
+- name: TOLLGATE_REGIONS_{{ $i }}_REDIS_{{ eq $key "nodes" | ternary "CLUSTER_NODES" (upper $key) }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+      {{- if ne $key "nodes" }}
+      optional: true
       {{- end }}
+{{- end }}
+- name: TOLLGATE_REGIONS_{{ $i }}_REDIS_SSL_ENABLED
+  value: {{ $.Values.redis.tls.enabled | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 

@@ -19,7 +19,7 @@ import java.util.List;
 
 /**
  * Spring Data Redis connection factories for the other regions' clusters, built from each region's
- * {@code tollgate.regions.<name>.redis} as Spring Boot builds its own from {@code spring.data.redis}
+ * {@code tollgate.regions} entry's {@code redis} as Spring Boot builds its own from {@code spring.data.redis}
  * (Boot makes only one): cluster nodes, ACL user and password, TLS (an SSL bundle, or the JVM's
  * truststore), timeouts; on Boot's Lettuce resources. Owns what it built and destroys it on close.
  */
@@ -34,8 +34,12 @@ final class RegionConnections implements AutoCloseable {
         this.bundles = bundles;
     }
 
-    /** A started factory (no connection is opened until the first read). */
-    LettuceConnectionFactory factory(String region, DataRedisProperties redis) {
+    /**
+     * A started factory (no connection is opened until the first read).
+     *
+     * @param property the region's properties as given ({@code tollgate.regions.eu-west}), for messages
+     */
+    LettuceConnectionFactory factory(String property, DataRedisProperties redis) {
         List<String> nodes = redis.getCluster().getNodes().stream().filter(node -> node != null && !node.isBlank()).map(String::trim).toList();
         RedisClusterConfiguration cluster = new RedisClusterConfiguration(nodes);
         if (hasText(redis.getUsername())) {
@@ -58,7 +62,7 @@ final class RegionConnections implements AutoCloseable {
         if (ssl.isEnabled() || hasText(ssl.getBundle())) {
             client.useSsl();
             if (hasText(ssl.getBundle())) {
-                options.sslOptions(sslOptions(region, ssl.getBundle()));
+                options.sslOptions(sslOptions(property, ssl.getBundle()));
             }
         }
         LettuceConnectionFactory factory = new LettuceConnectionFactory(cluster, client.clientOptions(options.build()).build());
@@ -70,9 +74,9 @@ final class RegionConnections implements AutoCloseable {
         return factory;
     }
 
-    private SslOptions sslOptions(String region, String name) {
+    private SslOptions sslOptions(String property, String name) {
         if (bundles == null) {
-            throw new IllegalStateException("tollgate.regions." + region + ".redis.ssl.bundle names " + name + " but no SSL bundles are configured");
+            throw new IllegalStateException(property + ".redis.ssl.bundle names " + name + " but no SSL bundles are configured");
         }
         SslBundle bundle = bundles.getBundle(name);
         return SslOptions.builder()

@@ -30,12 +30,12 @@ class PropertiesTest {
 
     private static RegionsProperties.Region region(String nodes, Double share) {
         if (nodes == null) {
-            return new RegionsProperties.Region(share, null);
+            return new RegionsProperties.Region(null, share, null);
         }
         DataRedisProperties redis = new DataRedisProperties();
         redis.setCluster(new DataRedisProperties.Cluster());
         redis.getCluster().setNodes(List.of(nodes));
-        return new RegionsProperties.Region(share, redis);
+        return new RegionsProperties.Region(null, share, redis);
     }
 
     @Test
@@ -65,9 +65,8 @@ class PropertiesTest {
 
     @Test
     void bindsTheRegionsFileTheHelmChartWrites() throws Exception {
-        // helm/tollgate's regions.yml for eu-west (RebalancerRegionsChartTest checks the chart writes this shape),
-        // imported through SPRING_CONFIG_IMPORT, with the variables its Deployment takes from the regions' Secrets;
-        // region names hold dashes, which only a file (not an environment variable) keeps as map keys
+        // a file keyed by region name (as an operator's SPRING_CONFIG_IMPORT would give it), with placeholders
+        // for variables taken from the regions' Secrets: names with dashes stay map keys in a file
         String file = """
                 tollgate:
                   regions:
@@ -114,6 +113,67 @@ class PropertiesTest {
         DataRedisProperties usEast = regions.get(2).redis().orElseThrow();
         assertThat(usEast.getCluster().getNodes()).containsExactly("us-1:6379", "us-2:6379");
         assertThat(usEast.getPassword()).isEqualTo("us-secret");
+    }
+
+    @Test
+    void bindsRegionsWithDashesFromEnvironmentVariablesByIndexAndName() {
+        // the chart's form: an environment variable's name cannot spell us-east-1, its value can
+        Map<String, Object> variables = Map.of(
+                "TOLLGATE_REGION", "eu-west-1",
+                "TOLLGATE_REGIONS_0_NAME", "us-east-1",
+                "TOLLGATE_REGIONS_0_DEFAULTSHARE", "0.6",
+                "TOLLGATE_REGIONS_0_REDIS_CLUSTER_NODES", "us-1:6379,us-2:6379",
+                "TOLLGATE_REGIONS_0_REDIS_PASSWORD", "us-secret",
+                "TOLLGATE_REGIONS_0_REDIS_SSL_ENABLED", "true",
+                "TOLLGATE_REGIONS_0_REDIS_CONNECTTIMEOUT", "750ms",
+                "TOLLGATE_REGIONS_1_NAME", "eu-west-1",
+                "TOLLGATE_REGIONS_1_DEFAULTSHARE", "0.4");
+
+        List<RegionsProperties.Resolved> regions = bindFromEnvironment(variables).resolve();
+
+        assertThat(regions).extracting(RegionsProperties.Resolved::name).containsExactly("eu-west-1", "us-east-1");
+        assertThat(regions).extracting(RegionsProperties.Resolved::defaultShare).containsExactly(0.4, 0.6);
+        assertThat(regions.get(0).redis()).as("this instance's region: spring.data.redis.*").isEmpty();
+        DataRedisProperties usEast = regions.get(1).redis().orElseThrow();
+        assertThat(usEast.getCluster().getNodes()).containsExactly("us-1:6379", "us-2:6379");
+        assertThat(usEast.getPassword()).isEqualTo("us-secret");
+        assertThat(usEast.getSsl().isEnabled()).isTrue();
+        assertThat(usEast.getConnectTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(regions.get(1).property()).isEqualTo("tollgate.regions[0]");
+    }
+
+    @Test
+    void namesTheVariableOfAnIndexedRegionWithoutAName() {
+        RegionsProperties properties = bindFromEnvironment(Map.of(
+                "TOLLGATE_REGIONS_0_DEFAULTSHARE", "1", "TOLLGATE_REGIONS_0_REDIS_CLUSTER_NODES", "a:1"));
+
+        assertThatThrownBy(properties::resolve).hasMessageContaining("tollgate.regions[0].name (TOLLGATE_REGIONS_0_NAME) is missing");
+    }
+
+    @Test
+    void refusesTwoEntriesForOneRegion() {
+        Map<String, RegionsProperties.Region> map = Map.of("us-east-1", region("a:1", 0.5),
+                "0", new RegionsProperties.Region("us-east-1", 0.5, region("b:1", 0.5).redis()));
+
+        assertThatThrownBy(() -> new RegionsProperties(null, map).resolve()).hasMessageContaining("both name region us-east-1");
+    }
+
+    @Test
+    void namesAnIndexedRegionsMissingNodesByItsIndex() {
+        RegionsProperties properties = bindFromEnvironment(Map.of("TOLLGATE_REGION", "b",
+                "TOLLGATE_REGIONS_0_NAME", "a", "TOLLGATE_REGIONS_0_DEFAULTSHARE", "0.5",
+                "TOLLGATE_REGIONS_1_NAME", "b", "TOLLGATE_REGIONS_1_DEFAULTSHARE", "0.5"));
+
+        assertThatThrownBy(properties::resolve).hasMessageContaining("tollgate.regions[0].redis.cluster.nodes: name region a's");
+    }
+
+    /** Bound as at start-up from a pod's environment (under the name that gives env-var relaxed binding), nothing else. */
+    private static RegionsProperties bindFromEnvironment(Map<String, Object> variables) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables));
+        return Binder.get(environment).bind("tollgate", RegionsProperties.class).get();
     }
 
     @Test
