@@ -410,3 +410,19 @@ be the pods' regionDefaultShare, or the shares of a key without a budget would n
   value: {{ required "tracing.enabled: set tracing.otlpEndpoint, the collector's OTLP/HTTP traces endpoint" $t.otlpEndpoint | quote }}
 {{- end }}
 {{- end }}
+
+{{/*
+A service's settings block as environment variables by Spring's relaxed binding: each group and key of
+(dict "settings" $c.settings) becomes TOLLGATE_<GROUP>_<KEY>, e.g. settings.check.maxEntries is
+TOLLGATE_CHECK_MAXENTRIES, tollgate.check.max-entries. An empty value is left out: the service's default holds.
+*/}}
+{{- define "tollgate.settingsEnv" -}}
+{{- range $group, $keys := .settings }}
+{{- range $key, $value := $keys }}
+{{- if not (eq (toString $value) "") }}
+- name: TOLLGATE_{{ upper $group }}_{{ upper $key }}
+  value: {{ toString $value | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}

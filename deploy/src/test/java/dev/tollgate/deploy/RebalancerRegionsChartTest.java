@@ -56,26 +56,6 @@ class RebalancerRegionsChartTest {
     }
 
     @Test
-    void givesTheRebalancerItsCycleAsItsOwnPropertiesByValue() {
-        Tree container = container(TollgateChart.render("eu-west", Map.of("budgetRebalancer", Map.of("cycle",
-                Map.of("period", "15s", "maxKeysPerCycle", 40000)))));
-
-        // relaxed binding: TOLLGATE_REBALANCER_USAGELAG is tollgate.rebalancer.usage-lag
-        Map<String, String> expected = Map.of("PERIOD", "15s", "USAGELAG", "2s", "READDEADLINE", "3s", "FLOOR", "0.1",
-                "IDLEAFTER", "5m", "MINCHANGE", "0.01", "MAXKEYSPERCYCLE", "40000", "LOCKKEY", "8390043843661231205");
-        expected.forEach((name, value) ->
-                assertThat(container.named("TOLLGATE_REBALANCER_" + name, "env").at("value").text()).as(name).isEqualTo(value));
-    }
-
-    @Test
-    void refusesACycleValueOfTheWrongShape() {
-        String error = TollgateChart.renderFailure(List.of(TollgateChart.valuesFile("eu-west"),
-                TollgateChart.writeValues(Map.of("budgetRebalancer", Map.of("cycle", Map.of("period", "10 seconds"))))));
-
-        assertThat(error).contains("period");
-    }
-
-    @Test
     void oneRegionNeedsNoRegionVariables() {
         Manifests release = TollgateChart.render("eu-west", Map.of("budgetRebalancer", Map.of("regions", nulls("us-east", "eu-west", "ap-south"))));
 
