@@ -82,67 +82,32 @@ empty string.
       optional: true
 - name: SPRING_DATA_REDIS_SSL_ENABLED
   value: {{ .Values.redis.tls.enabled | quote }}
+{{- if include "tollgate.redisPrivateCa" . }}
+# The private CA as an SSL bundle handed to Lettuce (never the JVM-wide truststore), from the mounted Secret;
+# Spring Boot reloads the bundle when the kubelet refreshes the file, and new connections trust the new CA
+- name: SPRING_DATA_REDIS_SSL_BUNDLE
+  value: {{ include "tollgate.redisSslBundle" . }}
+- name: SPRING_SSL_BUNDLE_PEM_{{ include "tollgate.redisSslBundle" . | upper }}_TRUSTSTORE_CERTIFICATE
+  value: file:/etc/tollgate/redis-ca/ca.crt
+- name: SPRING_SSL_BUNDLE_PEM_{{ include "tollgate.redisSslBundle" . | upper }}_RELOADONUPDATE
+  value: "true"
 {{- end }}
+{{- end }}
+
+{{/* The name of the SSL bundle of the Redis CA (spring.ssl.bundle.pem.<name>). */}}
+{{- define "tollgate.redisSslBundle" -}}redis{{- end }}
 
 {{/* "true" when pods must trust a private CA for TLS to Redis (empty otherwise). */}}
 {{- define "tollgate.redisPrivateCa" -}}
 {{- if and .Values.redis.tls.enabled .Values.redis.tls.privateCa -}}true{{- end -}}
 {{- end }}
 
-{{/*
-JAVA_TOOL_OPTIONS: the component's JVM flags, plus, with a private Redis CA, the truststore the init
-container builds. Call with (dict "root" $ "options" .Values.checkService.javaToolOptions).
-The truststore holds public certificates only; "changeit" is the JDK's well-known cacerts password, not
-a secret.
-*/}}
+{{/* JAVA_TOOL_OPTIONS: the component's JVM flags. Call with (dict "root" $ "options" .Values.checkService.javaToolOptions). */}}
 {{- define "tollgate.javaToolOptions" -}}
-{{- $options := .options -}}
-{{- if include "tollgate.redisPrivateCa" .root -}}
-{{- $options = printf "%s -Djavax.net.ssl.trustStore=/truststore/cacerts -Djavax.net.ssl.trustStorePassword=changeit" $options -}}
-{{- end -}}
-{{- $options | trim -}}
+{{- .options | trim -}}
 {{- end }}
 
-{{/*
-Lettuce verifies TLS peers (spring.data.redis.ssl.enabled) against the JVM's default truststore, which reads PKCS12/JKS, not PEM.
-This init container copies the JRE's own cacerts and adds the Redis CA, so TLS to everything else (a
-JWKS URI, say) still verifies. It uses the component's image, which has keytool. Call with
-(dict "root" $ "image" .Values.checkService.image).
-*/}}
-{{- define "tollgate.truststoreInitContainer" -}}
-{{- if include "tollgate.redisPrivateCa" .root -}}
-- name: redis-truststore
-  image: {{ include "tollgate.image" . }}
-  imagePullPolicy: {{ .root.Values.image.pullPolicy }}
-  command:
-    - sh
-    - -ec
-    - >-
-      cp "$JAVA_HOME/lib/security/cacerts" /truststore/cacerts &&
-      keytool -importcert -noprompt -alias tollgate-redis-ca -file /redis-ca/ca.crt
-      -keystore /truststore/cacerts -storepass changeit
-  env:
-    # keytool needs none of the service's heap flags
-    - name: JAVA_TOOL_OPTIONS
-      value: ""
-  securityContext:
-    {{- toYaml .root.Values.containerSecurityContext | nindent 4 }}
-  resources:
-    requests:
-      cpu: 50m
-      memory: 64Mi
-    limits:
-      memory: 128Mi
-  volumeMounts:
-    - name: truststore
-      mountPath: /truststore
-    - name: redis-ca
-      mountPath: /redis-ca
-      readOnly: true
-{{- end }}
-{{- end }}
-
-{{/* Volumes every Java pod has: a writable /tmp (the root filesystem is read-only), and the Redis CA pieces. */}}
+{{/* Volumes every Java pod has: a writable /tmp (the root filesystem is read-only), and the Redis CA. */}}
 {{- define "tollgate.volumes" -}}
 - name: tmp
   emptyDir: {}
@@ -153,17 +118,16 @@ JWKS URI, say) still verifies. It uses the component's image, which has keytool.
     items:
       - key: {{ .Values.redis.secretKeys.ca }}
         path: ca.crt
-- name: truststore
-  emptyDir: {}
 {{- end }}
 {{- end }}
 
+{{/* The Redis CA is mounted whole, never by subPath: the kubelet refreshes only whole Secret volumes. */}}
 {{- define "tollgate.volumeMounts" -}}
 - name: tmp
   mountPath: /tmp
 {{- if include "tollgate.redisPrivateCa" . }}
-- name: truststore
-  mountPath: /truststore
+- name: redis-ca
+  mountPath: /etc/tollgate/redis-ca
   readOnly: true
 {{- end }}
 {{- end }}
@@ -364,6 +328,10 @@ be the pods' regionDefaultShare, or the shares of a key without a budget would n
 {{- end }}
 - name: TOLLGATE_REGIONS_{{ $i }}_REDIS_SSL_ENABLED
   value: {{ $.Values.redis.tls.enabled | quote }}
+{{- if include "tollgate.redisPrivateCa" $ }}
+- name: TOLLGATE_REGIONS_{{ $i }}_REDIS_SSL_BUNDLE
+  value: {{ include "tollgate.redisSslBundle" $ }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}

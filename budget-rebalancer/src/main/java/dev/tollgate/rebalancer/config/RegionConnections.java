@@ -1,5 +1,6 @@
 package dev.tollgate.rebalancer.config;
 
+import dev.tollgate.store.spring.BundleTls;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -7,7 +8,6 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisPassword;
@@ -78,11 +78,8 @@ final class RegionConnections implements AutoCloseable {
         if (bundles == null) {
             throw new IllegalStateException(property + ".redis.ssl.bundle names " + name + " but no SSL bundles are configured");
         }
-        SslBundle bundle = bundles.getBundle(name);
-        return SslOptions.builder()
-                .keyManager(bundle.getManagers().getKeyManagerFactory())
-                .trustManager(bundle.getManagers().getTrustManagerFactory())
-                .build();
+        // read again for every connection: a CA the bundle reloads (reload-on-update) needs no restart
+        return BundleTls.following(bundles, name);
     }
 
     private static boolean hasText(String value) {
