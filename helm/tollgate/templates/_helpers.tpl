@@ -381,13 +381,20 @@ be the pods' regionDefaultShare, or the shares of a key without a budget would n
 
 {{/*
 A service's settings block as environment variables by Spring's relaxed binding: each group and key of
-(dict "settings" $c.settings) becomes TOLLGATE_<GROUP>_<KEY>, e.g. settings.check.maxEntries is
-TOLLGATE_CHECK_MAXENTRIES, tollgate.check.max-entries. An empty value is left out: the service's default holds.
+(dict "settings" $c.settings) becomes TOLLGATE_<GROUP>_<KEY> (a map one level deeper, TOLLGATE_<GROUP>_<KEY>_<INNER>),
+e.g. settings.check.maxEntries is TOLLGATE_CHECK_MAXENTRIES, tollgate.check.max-entries. An empty value is left out: the service's default holds.
 */}}
 {{- define "tollgate.settingsEnv" -}}
 {{- range $group, $keys := .settings }}
 {{- range $key, $value := $keys }}
-{{- if not (eq (toString $value) "") }}
+{{- if kindIs "map" $value }}
+{{- range $inner, $innerValue := $value }}
+{{- if not (eq (toString $innerValue) "") }}
+- name: TOLLGATE_{{ upper $group }}_{{ upper $key }}_{{ upper $inner }}
+  value: {{ toString $innerValue | quote }}
+{{- end }}
+{{- end }}
+{{- else if not (eq (toString $value) "") }}
 - name: TOLLGATE_{{ upper $group }}_{{ upper $key }}
   value: {{ toString $value | quote }}
 {{- end }}

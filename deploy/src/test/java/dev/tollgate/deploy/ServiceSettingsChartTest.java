@@ -39,12 +39,14 @@ class ServiceSettingsChartTest {
     @CsvSource({"check-service, tollgate-check-service", "rules-service, tollgate-rules-service",
             "budget-rebalancer, tollgate-budget-rebalancer"})
     void passesEveryDocumentedPropertyAsAnEnvironmentVariable(String service, String deployment) {
-        // a second release turns on what the region files leave off: a static rules file, the check ports' token
+        // a second release turns on what the region files leave off: a static rules file, the check ports' token, and
+        // settings whose default is empty (a check deadline, the feed's SSL bundle)
         Set<String> env = new HashSet<>(variables(TollgateChart.render("eu-west"), deployment, service));
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of(
                 "rules", Map.of("watch", false, "static", "rules: []"),
                 "access", Map.of("tokenSecret", "gateway-tokens"))),
-                Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"))))), deployment, service));
+                Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"),
+                        "rules", Map.of("sslBundle", "rules-feed"))))), deployment, service));
 
         List<String> properties = documented(service);
         assertThat(properties).isNotEmpty();
@@ -76,6 +78,8 @@ class ServiceSettingsChartTest {
         assertThat(value(release, "tollgate-budget-rebalancer", "budget-rebalancer", "TOLLGATE_REBALANCER_LOCKKEY"))
                 .as("no digits lost to YAML's floats").isEqualTo("8390043843661231205");
         assertThat(value(release, "tollgate-rules-service", "rules-service", "TOLLGATE_WATCH_TIMEOUT")).isEqualTo("20s");
+        assertThat(value(release, "tollgate-check-service", "check-service", "TOLLGATE_RULES_RETRY_MAX")).as("a map one level deeper")
+                .isEqualTo("10s");
     }
 
     @Test
