@@ -13,9 +13,8 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
-import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
-
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
 import java.util.Map;
