@@ -7,8 +7,8 @@
 # Why: most of a cold start is loading, linking and verifying ~12,000 classes from the fat jar. Boot's
 # extracted layout (app.jar + lib/) can be archived; a training run (the application context refreshed,
 # then exit) records what it loads, and later starts map it instead. With the JDK on PATH:
-#   - Java 24+ (JEP 483/514): an AOT cache (-XX:AOTCache), classes loaded and linked ahead of time;
-#   - Java 17-23: a dynamic CDS archive (-XX:SharedArchiveFile), classes parsed and verified ahead of time.
+#   - Java 25+ (JEP 483/514): an AOT cache (-XX:AOTCache), classes loaded and linked ahead of time;
+#   - Java 17-24: a dynamic CDS archive (-XX:SharedArchiveFile), classes parsed and verified ahead of time.
 # The archive is only valid for the same JDK build, the same JVM flags that matter (the GC) and the same
 # files at the same paths: train where it will run (in the image, or again after each build).
 # Set JAVA to pick another JDK, JAVA_OPTS for the flags the service will run with (the Helm chart's).
@@ -26,7 +26,7 @@ rm -rf "$dest"
 app="$dest/$(basename "$jar")"
 
 feature=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-if [ "$feature" -ge 24 ]; then
+if [ "$feature" -ge 25 ]; then
   train="-XX:AOTCacheOutput=$dest/app.aot"
   use="-XX:AOTCache=$dest/app.aot"
 else
