@@ -90,20 +90,38 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * Where a pod's rules come from: rules-service's watch feed when {@code serviceUrl} is set, else a
      * static file.
      *
-     * @param file         a static rules file (YAML): how a pod runs without rules-service, like Envoy's ratelimit
-     * @param serviceUrl   rules-service's base URL
-     * @param token        a bearer token with scope ratelimit:watch
-     * @param tokenFile    a file holding that token, read again for every poll, so that a renewed token
-     *                     (a refreshed Secret volume, a Vault agent) is used without a restart
-     * @param snapshotFile where the last good snapshot is saved, so a restart survives a rules outage
+     * @param file            a static rules file (YAML): how a pod runs without rules-service, like Envoy's ratelimit
+     * @param serviceUrl      rules-service's base URL
+     * @param token           a bearer token with scope ratelimit:watch
+     * @param tokenFile       a file holding that token, read again for every poll, so that a renewed token
+     *                        (a refreshed Secret volume, a Vault agent) is used without a restart
+     * @param snapshotFile    where the last good snapshot is saved, so a restart survives a rules outage
+     * @param connectTimeout  how long opening a connection to rules-service may take
+     * @param pollTimeout     how long one watch call may take, answer included: longer than rules-service's
+     *                        tollgate.watch.timeout (25 s), which is when it answers 304 for no change
+     * @param maxSnapshotSize the largest snapshot a pod reads, as sent and once gunzipped; a larger one is
+     *                        refused and counted, and the rules in force stay
+     * @param sslBundle       the spring.ssl.bundle.* name whose trust (and key, for mutual TLS) an https
+     *                        service URL is reached with; unset: the JVM's trust store
+     * @param retry           how long a pod waits after a failed watch call
      */
     public record Rules(String file, String serviceUrl, String token, String tokenFile,
-                        @DefaultValue("tollgate-rules-snapshot.json") @NotBlank String snapshotFile) {
+                        @DefaultValue("tollgate-rules-snapshot.json") @NotBlank String snapshotFile,
+                        @DefaultValue("2s") @DurationMin(millis = 1) Duration connectTimeout,
+                        @DefaultValue("35s") @DurationMin(seconds = 1) Duration pollTimeout,
+                        @DefaultValue("128MB") DataSize maxSnapshotSize, String sslBundle,
+                        @Valid @DefaultValue Retry retry) {
 
         /** Set tollgate.rules.token or tollgate.rules.token-file, not both. */
         @AssertTrue(message = "set tollgate.rules.token or tollgate.rules.token-file, not both")
         public boolean isOneTokenSource() {
             return token == null || token.isBlank() || tokenFile == null || tokenFile.isBlank();
+        }
+
+        /** tollgate.rules.max-snapshot-size must be between 1KB and 2GB. */
+        @AssertTrue(message = "tollgate.rules.max-snapshot-size must be between 1KB and 2GB")
+        public boolean isMaxSnapshotSizeInRange() {
+            return maxSnapshotSize == null || (maxSnapshotSize.toBytes() >= 1024 && maxSnapshotSize.toBytes() <= Integer.MAX_VALUE - 8);
         }
 
         public boolean watched() {
@@ -112,6 +130,23 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
 
         public WatchToken watchToken() {
             return tokenFile != null && !tokenFile.isBlank() ? WatchToken.file(Path.of(tokenFile)) : WatchToken.fixed(token);
+        }
+    }
+
+    /**
+     * Exponential backoff with full jitter: the n-th failed call in a row waits a random time between 0
+     * and min(max, first × 2^n), so that pods which lost rules-service together do not return together.
+     *
+     * @param first the ceiling of the first wait
+     * @param max   the ceiling of every wait
+     */
+    public record Retry(@DefaultValue("200ms") @DurationMin(millis = 1) Duration first,
+                        @DefaultValue("10s") @DurationMin(millis = 1) Duration max) {
+
+        /** tollgate.rules.retry.max must not be shorter than tollgate.rules.retry.first. */
+        @AssertTrue(message = "tollgate.rules.retry.max must not be shorter than tollgate.rules.retry.first")
+        public boolean isMaxAtLeastFirst() {
+            return first == null || max == null || max.compareTo(first) >= 0;
         }
     }
 

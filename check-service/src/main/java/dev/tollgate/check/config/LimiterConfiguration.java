@@ -2,6 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.check.envoy.DescriptorBook;
+import dev.tollgate.check.rules.RulesFeed;
 import dev.tollgate.check.rules.RulesFile;
 import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.limiter.Limiter;
@@ -20,6 +21,8 @@ import dev.tollgate.store.spring.RetiredProperties;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
@@ -29,13 +32,13 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.StringUtils;
+import org.springframework.web.client.RestClient;
 
 import tools.jackson.databind.json.JsonMapper;
 
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 
 /** Assembles the engine: the region's Redis Cluster, the rules, and the metrics registry. */
@@ -82,16 +85,21 @@ class LimiterConfiguration {
         return descriptors;
     }
 
-    /** Only when rules come from rules-service: watches its feed and keeps the last good snapshot. */
+    /**
+     * Only when rules come from rules-service: watches its feed and keeps the last good snapshot. The feed
+     * is on Spring Boot's RestClient builder (a prototype: this one is the feed's own), so each poll is an
+     * http.client.requests observation.
+     */
     @Bean(initMethod = "start", destroyMethod = "close")
     @Conditional(RulesServiceConfigured.class)
     RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, DescriptorBook descriptors, JsonMapper json,
-                              MeterRegistry registry) {
+                              MeterRegistry registry, RestClient.Builder http, SslBundles sslBundles) {
         CheckProperties.Rules rules = properties.rules();
-        Path snapshot = Path.of(rules.snapshotFile() == null || rules.snapshotFile().isBlank()
-                ? "tollgate-rules-snapshot.json" : rules.snapshotFile());
-        return new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(rules.serviceUrl()), rules.watchToken(), snapshot, Duration.ofSeconds(35)),
-                (SnapshotRuleBook) ruleBook, descriptors, json, registry);
+        SslBundle ssl = rules.sslBundle() == null || rules.sslBundle().isBlank() ? null : sslBundles.getBundle(rules.sslBundle());
+        RulesFeed feed = RulesFeed.of(http, new RulesFeed.Settings(URI.create(rules.serviceUrl()), rules.watchToken(),
+                rules.connectTimeout(), rules.pollTimeout(), ssl, rules.maxSnapshotSize().toBytes()));
+        RulesWatcher.WatchSettings watch = new RulesWatcher.WatchSettings(Path.of(rules.snapshotFile()), rules.retry().first(), rules.retry().max());
+        return new RulesWatcher(feed, watch, (SnapshotRuleBook) ruleBook, descriptors, json, registry);
     }
 
     /** The gateways' service tokens for the HTTP and gRPC check ports; none: open ports. */

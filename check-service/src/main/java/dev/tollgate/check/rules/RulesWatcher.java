@@ -13,13 +13,7 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,11 +21,12 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.zip.GZIPInputStream;
+import java.util.SplittableRandom;
 
 /**
- * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed from the last
- * revision it holds, checks every snapshot with the shared validator, and applies a good one at once.
+ * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed ({@link RulesFeed})
+ * from the last revision it holds, checks every snapshot with the shared validator, and applies a good one
+ * at once. A failed poll is tried again after a jittered, capped backoff ({@link Backoff}).
  *
  * <p>A rules outage never blocks traffic: the pod goes on with its last good snapshot, which is also
  * saved to local disk so that a pod restarted while rules-service is down still enforces its rules.
@@ -40,13 +35,13 @@ import java.util.zip.GZIPInputStream;
 public final class RulesWatcher implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RulesWatcher.class);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
 
     private final WatchSettings settings;
+    private final RulesFeed feed;
+    private final Backoff backoff;
     private final SnapshotRuleBook rules;
     private final DescriptorBook descriptors;
     private final JsonMapper json;
-    private final HttpClient http;
     private final RuleValidator validator = new RuleValidator();
     private final Counter rejected;
     private final Counter errors;
@@ -57,33 +52,33 @@ public final class RulesWatcher implements AutoCloseable {
     private volatile boolean running = true;
 
     /**
-     * @param serviceUrl   rules-service's base URL, e.g. {@code http://rules-service:8081}
-     * @param token        the bearer token (scope {@code ratelimit:watch}), read again for every poll
      * @param snapshotFile where the last good snapshot is kept across restarts
-     * @param pollTimeout  how long one watch may wait (the feed answers within ~25 s)
-     * @param maxSnapshotBytes the largest snapshot a pod reads, as sent and once gunzipped: a runaway feed or a
-     *                     gzip bomb must not take the pod's heap (review L9)
+     * @param retryFirst   the ceiling of the first wait after a failed poll
+     * @param retryMax     the ceiling of any wait between failed polls
      */
-    public record WatchSettings(URI serviceUrl, WatchToken token, Path snapshotFile, Duration pollTimeout, long maxSnapshotBytes) {
+    public record WatchSettings(Path snapshotFile, Duration retryFirst, Duration retryMax) {
 
-        /** Snapshots today are tens of MB at 240,000 budgeted keys; this leaves room to grow, not to fill a heap. */
-        public static final long DEFAULT_MAX_SNAPSHOT_BYTES = 128L << 20;
+        public static final Duration DEFAULT_RETRY_FIRST = Duration.ofMillis(200);
+        public static final Duration DEFAULT_RETRY_MAX = Duration.ofSeconds(10);
 
-        public WatchSettings(URI serviceUrl, WatchToken token, Path snapshotFile, Duration pollTimeout) {
-            this(serviceUrl, token, snapshotFile, pollTimeout, DEFAULT_MAX_SNAPSHOT_BYTES);
+        public WatchSettings(Path snapshotFile) {
+            this(snapshotFile, DEFAULT_RETRY_FIRST, DEFAULT_RETRY_MAX);
         }
     }
 
-    public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, JsonMapper json, MeterRegistry registry) {
-        this(settings, rules, new DescriptorBook(), json, registry);
+    public RulesWatcher(RulesFeed feed, WatchSettings settings, SnapshotRuleBook rules, JsonMapper json, MeterRegistry registry) {
+        this(feed, settings, rules, new DescriptorBook(), json, registry);
     }
 
-    public RulesWatcher(WatchSettings settings, SnapshotRuleBook rules, DescriptorBook descriptors, JsonMapper json, MeterRegistry registry) {
+    public RulesWatcher(RulesFeed feed, WatchSettings settings, SnapshotRuleBook rules, DescriptorBook descriptors, JsonMapper json,
+                        MeterRegistry registry) {
+        this.feed = feed;
         this.settings = settings;
+        // one per pod, seeded apart, so that pods that failed together do not retry together
+        this.backoff = new Backoff(settings.retryFirst(), settings.retryMax(), new SplittableRandom());
         this.rules = rules;
         this.descriptors = descriptors;
         this.json = json;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         this.rejected = Counter.builder("tollgate.rules.snapshots.rejected")
                 .description("Snapshots refused by the pod's own validation; the last good one stays in force")
                 .register(registry);
@@ -130,49 +125,40 @@ public final class RulesWatcher implements AutoCloseable {
     }
 
     private void watch() {
-        Duration backoff = Duration.ofMillis(200);
         while (running) {
             try {
                 pollOnce();
-                backoff = Duration.ofMillis(200);
+                backoff.reset();
             } catch (IOException | RuntimeException e) {
                 errors.increment();
                 log.debug("watching rules failed: {}", e.toString());
-                sleep(backoff);
-                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                sleep(backoff.next());
             }
         }
     }
 
     /** One long poll: apply what it brings, or nothing when the feed timed out with no change (304). */
-    void pollOnce() throws IOException, InterruptedException {
+    void pollOnce() throws IOException {
         OptionalLong since = rules.revision();
-        URI uri = settings.serviceUrl().resolve("/v1/watch" + (since.isPresent() ? "?since=" + since.getAsLong() : ""));
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri)
-                .timeout(settings.pollTimeout())
-                .header("Accept", "application/json")
-                .header("Accept-Encoding", "gzip");
-        String token = settings.token().current();
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
+        RulesFeed.Answer answer;
+        try {
+            answer = feed.poll(since);
+        } catch (RulesFeed.SnapshotTooLarge e) {
+            rejected.increment();
+            log.error("refusing a rules snapshot: {}; still enforcing {}", e.getMessage(), inForce());
+            throw e;
         }
-        HttpResponse<InputStream> response = http.send(request.GET().build(), HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream ignored = response.body()) {
-            handle(response, since);
-        }
+        handle(answer, since);
     }
 
-    private void handle(HttpResponse<InputStream> response, OptionalLong since) throws IOException {
-        int status = response.statusCode();
+    private void handle(RulesFeed.Answer answer, OptionalLong since) throws IOException {
+        int status = answer.status();
         if (status == 401 || status == 403) {
             refused.increment();
             if (!wasRefused) {
                 // an expired token would otherwise freeze the pod's rules without a word: say it once, loudly
                 log.warn("rules-service refused the watch token ({}, {}): the pod keeps {} until a valid token is configured",
-                        status, settings.token(), rules.revision().isEmpty() ? "no rules yet (checks answer 503 rules_unavailable)" : inForce());
+                        status, feed.token(), rules.revision().isEmpty() ? "no rules yet (checks answer 503 rules_unavailable)" : inForce());
             }
             wasRefused = true;
             throw new IOException("watch answered " + status);
@@ -187,14 +173,7 @@ public final class RulesWatcher implements AutoCloseable {
         if (status != 200) {
             throw new IOException("watch answered " + status);
         }
-        byte[] body;
-        try {
-            body = decoded(response, settings.maxSnapshotBytes());
-        } catch (SnapshotTooLarge e) {
-            rejected.increment();
-            log.error("refusing a rules snapshot: {}; still enforcing {}", e.getMessage(), inForce());
-            throw e;
-        }
+        byte[] body = answer.body();
         RuleSnapshot snapshot;
         try {
             snapshot = json.readValue(body, RuleSnapshot.class);
@@ -206,34 +185,6 @@ public final class RulesWatcher implements AutoCloseable {
         }
         if ((since.isEmpty() || snapshot.revision() != since.getAsLong()) && accept(snapshot, "revision " + snapshot.revision())) {
             save(body);
-        }
-    }
-
-    /** The body as sent, gunzipped when rules-service compressed it (it does above a few KB); both bounded. */
-    private static byte[] decoded(HttpResponse<InputStream> response, long max) throws IOException {
-        boolean gzip = response.headers().firstValue("Content-Encoding").map(e -> e.trim().equalsIgnoreCase("gzip")).orElse(false);
-        byte[] sent = readAtMost(response.body(), max, "as sent");
-        if (!gzip) {
-            return sent;
-        }
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(sent))) {
-            return readAtMost(in, max, "gunzipped");
-        }
-    }
-
-    private static byte[] readAtMost(InputStream in, long max, String what) throws IOException {
-        byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, max + 1));
-        if (bytes.length > max) {
-            throw new SnapshotTooLarge("it is larger than " + max + " bytes " + what);
-        }
-        return bytes;
-    }
-
-    /** A snapshot over the size a pod reads: refused, counted, and the rules in force stay. */
-    static final class SnapshotTooLarge extends IOException {
-
-        SnapshotTooLarge(String message) {
-            super(message);
         }
     }
 

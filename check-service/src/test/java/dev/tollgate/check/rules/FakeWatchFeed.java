@@ -25,6 +25,7 @@ public final class FakeWatchFeed implements AutoCloseable {
     private volatile String lastAuthorization;
     private volatile String requiredToken;
     private volatile boolean gzipped;
+    private volatile boolean plain;
 
     public FakeWatchFeed() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -48,6 +49,11 @@ public final class FakeWatchFeed implements AutoCloseable {
     /** Whether a snapshot went out gzipped (the pod asked for it). */
     boolean gzipped() {
         return gzipped;
+    }
+
+    /** From now on sends snapshots uncompressed, whatever the pod accepts. */
+    void sendPlain() {
+        plain = true;
     }
 
     /** From now on answers 401, as rules-service does for an expired or wrong token, unless shown this one. */
@@ -76,7 +82,7 @@ public final class FakeWatchFeed implements AutoCloseable {
         byte[] body = snapshot.get().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().add("Content-Type", "application/json");
         String accepted = exchange.getRequestHeaders().getFirst("Accept-Encoding");
-        if (accepted != null && accepted.contains("gzip")) {
+        if (!plain && accepted != null && accepted.contains("gzip")) {
             // as rules-service does for a large snapshot
             body = gzip(body);
             exchange.getResponseHeaders().add("Content-Encoding", "gzip");

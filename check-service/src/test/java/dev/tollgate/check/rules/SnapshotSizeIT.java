@@ -5,6 +5,7 @@ import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.web.client.RestClient;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.net.URI;
@@ -36,15 +37,16 @@ class SnapshotSizeIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
-            RulesWatcher watcher = new RulesWatcher(new RulesWatcher.WatchSettings(URI.create(feed.url()), WatchToken.fixed(null),
-                    dir.resolve("snapshot.json"), Duration.ofSeconds(5), LIMIT), rules, json, registry);
+            RulesFeed transport = RulesFeed.of(RestClient.builder(), new RulesFeed.Settings(URI.create(feed.url()), WatchToken.NONE,
+                    Duration.ofSeconds(2), Duration.ofSeconds(5), null, LIMIT));
+            RulesWatcher watcher = new RulesWatcher(transport, new RulesWatcher.WatchSettings(dir.resolve("snapshot.json")), rules, json, registry);
             feed.publish(1, "{\"revision\": 1, \"rules\": [" + RULE + "], \"overrides\": [], \"region_budgets\": []}");
             watcher.pollOnce();
             assertThat(rules.revision()).hasValue(1);
 
             // a megabyte of blanks: a few KB gzipped, far past the limit once inflated
             feed.publish(2, "{\"revision\": 2, \"rules\": [" + RULE + "]" + " ".repeat(1 << 20) + ", \"overrides\": [], \"region_budgets\": []}");
-            assertThatThrownBy(watcher::pollOnce).isInstanceOf(RulesWatcher.SnapshotTooLarge.class).hasMessageContaining("gunzipped");
+            assertThatThrownBy(watcher::pollOnce).isInstanceOf(RulesFeed.SnapshotTooLarge.class).hasMessageContaining("gunzipped");
             assertThat(feed.gzipped()).isTrue();
             assertThat(rules.revision()).as("the last good snapshot stays").hasValue(1);
             assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(1);

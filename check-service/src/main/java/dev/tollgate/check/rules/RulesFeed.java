@@ -1,0 +1,144 @@
+package dev.tollgate.check.rules;
+
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.HttpClientSettings;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * The transport of the watch feed ({@code GET /v1/watch?since=N} on rules-service): one long poll, its
+ * status and its body, gunzipped and bounded; what the body means is {@link RulesWatcher}'s business.
+ *
+ * <p>On Spring Boot's {@link RestClient.Builder}, so that a poll is an {@code http.client.requests}
+ * observation like any other client call (metrics, and a span when tracing is on) and TLS comes from an
+ * SSL bundle; over the JDK's HttpClient, whose read timeout bounds the whole answer, which suits a long
+ * poll that rules-service holds open for up to its watch timeout.
+ */
+public final class RulesFeed {
+
+    /** Snapshots today are tens of MB at 240,000 budgeted keys; this leaves room to grow, not to fill a heap. */
+    public static final long DEFAULT_MAX_BYTES = 128L << 20;
+
+    private final RestClient http;
+    private final WatchToken token;
+    private final long maxBytes;
+
+    /**
+     * @param serviceUrl     rules-service's base URL, e.g. {@code http://rules-service:8081}
+     * @param token          the bearer token (scope {@code ratelimit:watch}), asked for again for every poll
+     * @param connectTimeout how long a connection may take to open
+     * @param pollTimeout    how long one poll may take, answer included; longer than rules-service's watch timeout
+     * @param sslBundle      the trust (and client key) for an {@code https} service URL; null: the JVM's defaults
+     * @param maxBytes       the largest body read, as sent and once gunzipped: a runaway feed or a gzip bomb
+     *                       must not take the pod's heap (review L9)
+     */
+    public record Settings(URI serviceUrl, WatchToken token, Duration connectTimeout, Duration pollTimeout, SslBundle sslBundle,
+                           long maxBytes) {
+
+        public Settings {
+            if (maxBytes < 1) {
+                throw new IllegalArgumentException("the largest snapshot must be positive, was " + maxBytes);
+            }
+        }
+    }
+
+    /**
+     * What one poll brought.
+     *
+     * @param status the HTTP status: 200 with a body, 304 when nothing changed within the watch timeout
+     * @param body   the body, gunzipped when it was sent compressed; empty without one
+     */
+    public record Answer(int status, byte[] body) {
+    }
+
+    /** @param builder Spring Boot's builder (its customizers: observations), configured here for the feed */
+    public static RulesFeed of(RestClient.Builder builder, Settings settings) {
+        HttpClientSettings client = HttpClientSettings.defaults()
+                .withTimeouts(settings.connectTimeout(), settings.pollTimeout())
+                .withSslBundle(settings.sslBundle());
+        RestClient http = builder
+                .baseUrl(settings.serviceUrl().toString())
+                // the feed gunzips itself, so that the body is bounded as sent as well as once inflated
+                .requestFactory(ClientHttpRequestFactoryBuilder.jdk().withCustomizer(factory -> factory.enableCompression(false)).build(client))
+                .build();
+        return new RulesFeed(http, settings.token(), settings.maxBytes());
+    }
+
+    RulesFeed(RestClient http, WatchToken token, long maxBytes) {
+        this.http = http;
+        this.token = token;
+        this.maxBytes = maxBytes;
+    }
+
+    /** Where the bearer token comes from, for a log line (never the token itself). */
+    WatchToken token() {
+        return token;
+    }
+
+    /**
+     * One long poll from the revision the pod holds (none: the whole snapshot at once).
+     *
+     * @throws SnapshotTooLarge when the body is over the size a pod reads
+     * @throws IOException      when rules-service cannot be reached or the answer cannot be read
+     */
+    public Answer poll(OptionalLong since) throws IOException {
+        String bearer = token.current();
+        RestClient.RequestHeadersSpec<?> request = since.isPresent()
+                // a template, not a built URI: the observation's uri tag stays one series whatever the revision
+                ? http.get().uri("/v1/watch?since={since}", since.getAsLong())
+                : http.get().uri("/v1/watch");
+        request.accept(MediaType.APPLICATION_JSON).header(HttpHeaders.ACCEPT_ENCODING, "gzip");
+        if (bearer != null) {
+            request.header(HttpHeaders.AUTHORIZATION, "Bearer " + bearer);
+        }
+        try {
+            return request.exchange((sent, response) -> new Answer(response.getStatusCode().value(), decoded(response, maxBytes)));
+        } catch (ResourceAccessException e) {
+            // the client wraps every I/O failure, ours included: the size refusal goes back as itself
+            if (e.getCause() instanceof SnapshotTooLarge tooLarge) {
+                throw tooLarge;
+            }
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** The body as sent, gunzipped when rules-service compressed it (it does above a few KB); both bounded. */
+    private static byte[] decoded(ClientHttpResponse response, long max) throws IOException {
+        String encoding = response.getHeaders().getFirst(HttpHeaders.CONTENT_ENCODING);
+        byte[] sent = readAtMost(response.getBody(), max, "as sent");
+        if (encoding == null || !encoding.trim().equalsIgnoreCase("gzip") || sent.length == 0) {
+            return sent;
+        }
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(sent))) {
+            return readAtMost(in, max, "gunzipped");
+        }
+    }
+
+    private static byte[] readAtMost(InputStream in, long max, String what) throws IOException {
+        byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, max + 1));
+        if (bytes.length > max) {
+            throw new SnapshotTooLarge("it is larger than " + max + " bytes " + what);
+        }
+        return bytes;
+    }
+
+    /** A snapshot over the size a pod reads: refused, counted, and the rules in force stay. */
+    static final class SnapshotTooLarge extends IOException {
+
+        SnapshotTooLarge(String message) {
+            super(message);
+        }
+    }
+}
