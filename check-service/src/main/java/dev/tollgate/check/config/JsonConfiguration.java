@@ -7,7 +7,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.codec.json.JacksonJsonDecoder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -28,11 +27,17 @@ class JsonConfiguration {
         return WireFormat::configure;
     }
 
-    /** After Boot's own Jackson codec customizer (order 0), which it replaces for reading. */
+    /**
+     * After Boot's own Jackson codec customizer (order 0), which it replaces: strict reading, and the check's
+     * request and answer read and written with the streaming parser and generator (the same JSON both ways).
+     */
     @Bean
     @Order(Ordered.LOWEST_PRECEDENCE)
     CodecCustomizer strictRequestBodies(JsonMapper json) {
         JsonMapper strict = WireFormat.strict(json.rebuild()).build();
-        return configurer -> configurer.defaultCodecs().jacksonJsonDecoder(new JacksonJsonDecoder(strict));
+        return configurer -> {
+            configurer.defaultCodecs().jacksonJsonDecoder(new CheckRequestDecoder(strict));
+            configurer.defaultCodecs().jacksonJsonEncoder(new CheckResponseEncoder(json));
+        };
     }
 }
