@@ -1,5 +1,7 @@
 package dev.tollgate.bench;
 
+import dev.tollgate.bench.scale.ScaleOptions;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +20,7 @@ import java.util.Locale;
  * @param warmupSeconds  JIT warm-up before the first scenario, not reported
  * @param latencyRates   offered rates of scenario 5, checks per second
  * @param inFlight       checks in flight in scenario 6
+ * @param scale          scenario 8's size and the services it starts
  */
 public record BenchOptions(
         List<Integer> scenarios,
@@ -29,15 +32,22 @@ public record BenchOptions(
         double warmupSeconds,
         List<Integer> latencyRates,
         int inFlight,
+        ScaleOptions scale,
         List<String> args) {
 
+    /** What runs by default. */
     public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6, 7);
+    /**
+     * Only when asked for: it runs rules-service and the rebalancer from their Boot jars (built by
+     * {@code package}) with PostgreSQL, for minutes at its full size.
+     */
+    public static final int SCALE_SCENARIO = 8;
 
     public BenchOptions {
         scenarios = List.copyOf(scenarios);
         for (int scenario : scenarios) {
-            if (scenario < 1 || scenario > ALL_SCENARIOS.size()) {
-                throw new IllegalArgumentException("--scenarios: numbers 1 to " + ALL_SCENARIOS.size() + ", was " + scenario);
+            if (scenario < 1 || scenario > SCALE_SCENARIO) {
+                throw new IllegalArgumentException("--scenarios: numbers 1 to " + SCALE_SCENARIO + ", was " + scenario);
             }
         }
         if (!(timeScale > 0) || !(loadScale > 0)) {
@@ -67,6 +77,13 @@ public record BenchOptions(
         double warmup = 8;
         List<Integer> latencyRates = List.of(1000, 4000);
         int inFlight = 64;
+        ScaleOptions d = ScaleOptions.DEFAULTS;
+        int scaleKeys = d.keys();
+        int scalePods = d.pods();
+        int scaleCycles = d.cycles();
+        Path servicesDir = d.servicesDir();
+        String rulesHeap = d.rulesHeap();
+        String rebalancerHeap = d.rebalancerHeap();
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
@@ -84,17 +101,24 @@ public record BenchOptions(
                 case "warmup-s" -> warmup = Double.parseDouble(value);
                 case "latency-rates" -> latencyRates = ints(value);
                 case "in-flight" -> inFlight = Integer.parseInt(value);
+                case "scale-keys" -> scaleKeys = Integer.parseInt(value);
+                case "scale-pods" -> scalePods = Integer.parseInt(value);
+                case "scale-cycles" -> scaleCycles = Integer.parseInt(value);
+                case "scale-services" -> servicesDir = Path.of(value);
+                case "scale-rules-heap" -> rulesHeap = value;
+                case "scale-rebalancer-heap" -> rebalancerHeap = value;
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
             }
         }
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
-                latencyRates, inFlight, List.of(args));
+                latencyRates, inFlight, new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap),
+                List.of(args));
     }
 
     public static String usage() {
         return String.join("\n",
                 "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6,7 which scenarios (default all)",
+                "  --scenarios=1,2,3,4,5,6,7 which scenarios (default 1-7; 8, the control path at scale, only when named)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",
@@ -102,7 +126,13 @@ public record BenchOptions(
                 "  --command-timeout-ms=50   the store's per-command deadline",
                 "  --warmup-s=8              JIT warm-up before the first scenario",
                 "  --latency-rates=1000,4000 offered checks/s of scenario 5",
-                "  --in-flight=64            checks in flight in scenario 6");
+                "  --in-flight=64            checks in flight in scenario 6",
+                "  --scale-keys=1000000      scenario 8: budget keys over three regions",
+                "  --scale-pods=150          scenario 8: simulated pods long-polling rules-service",
+                "  --scale-cycles=6          scenario 8: measured rebalancer cycles (after 2 warm ones)",
+                "  --scale-services=.        scenario 8: the checkout whose rules-service/target and budget-rebalancer/target hold the Boot jars",
+                "  --scale-rules-heap=2g     scenario 8: rules-service's -Xmx",
+                "  --scale-rebalancer-heap=1g scenario 8: the rebalancer's -Xmx");
     }
 
     /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */
