@@ -35,9 +35,14 @@ final class ServiceProcess implements AutoCloseable {
     private final String token;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    private final Thread stopOnExit;
+
     private ServiceProcess(String name, Process process, Path log, URI base, String token) {
         this.name = name;
         this.process = process;
+        // a child JVM outlives the bench unless stopped: a Ctrl-C must not leave services running
+        this.stopOnExit = new Thread(process::destroyForcibly, "stop-" + name);
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
         this.log = log;
         this.base = base;
         this.token = token;
@@ -188,6 +193,11 @@ final class ServiceProcess implements AutoCloseable {
     /** Stops it as a pod is stopped (SIGTERM), then for good if it does not exit within 20 s. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        } catch (IllegalStateException exiting) {
+            // the hook runs anyway
+        }
         process.destroy();
         try {
             if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
