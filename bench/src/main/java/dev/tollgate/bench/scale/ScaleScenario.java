@@ -322,7 +322,7 @@ public final class ScaleScenario implements Scenario {
                         + "layout the pods' usage recorder writes) and one key in %d swaps its two heavier regions, so ~5%% of "
                         + "the keys move 35 points per cycle and the rest keep their split. **%d simulated pods** long-poll "
                         + "`GET /v1/watch?since=<held revision>&region=<its region>` on a thread each, gzip accepted, as "
-                        + "check-service's watcher does, and count the bytes each answer carries on the wire. Once per cycle, 3 s "
+                        + "check-service's watcher does (their first requests spread over " + WatchingPods.STARTUP_SPREAD.toSeconds() + " s, as a rolling deploy starts them), and count the bytes each answer carries on the wire. Once per cycle, 3 s "
                         + "after the rebalancer's cycle starts, the rule `%s` is changed through `PUT /v1/rules/{id}` and each pod's "
                         + "first answer at or past that revision is timed from the request. The first %d cycles (the "
                         + "rebalancer's first load of every key, the pods' first snapshots) are not measured.",
@@ -338,6 +338,17 @@ public final class ScaleScenario implements Scenario {
         Table table = new Table(null, List.of("cycle", "rebalancer", "keys read", "keys written", "cycle time",
                 "rebalancer heap (live after GC)", "revisions", "answers per pod", "bytes per pod", "rules-service CPU", "rules-service heap",
                 "PostgreSQL busy", "probe at all pods"));
+        // every cycle the rebalancer logged, whichever window it read: on a starved machine its cycles drift from the periods
+        Table cycleTable = new Table("Every cycle the rebalancer ran (its debug log line):", List.of("window read", "outcome",
+                "keys with usage", "keys written", "deferred", "regions unreachable", "cycle time"));
+        for (String line : rebalancer.logLines("cycle ")) {
+            Matcher m = CYCLE_LINE.matcher(line);
+            if (m.find()) {
+                cycleTable.row(m.group(2), m.group(1).toLowerCase(Locale.ROOT), Format.count(Long.parseLong(m.group(3))),
+                        Format.count(Long.parseLong(m.group(4))), Format.count(Long.parseLong(m.group(6))), m.group(7),
+                        Format.seconds(Long.parseLong(m.group(8)) / 1000.0));
+            }
+        }
         List<Period> measured = periods.stream().filter(p -> p.cycle() >= WARM_CYCLES).toList();
         for (Period p : periods) {
             table.row((p.cycle() < WARM_CYCLES ? "warm " : "") + p.cycle(), p.outcome(), Format.count(p.keysWithUsage()),
@@ -349,6 +360,7 @@ public final class ScaleScenario implements Scenario {
                             : Format.seconds(p.probeAllMillis() / 1000));
         }
         section.table(table);
+        section.table(cycleTable);
 
         double[] cycleTimes = measured.stream().filter(p -> p.cycleMillis() >= 0).mapToDouble(Period::cycleMillis).toArray();
         double maxCycle = Arrays.stream(cycleTimes).max().orElse(Double.NaN);

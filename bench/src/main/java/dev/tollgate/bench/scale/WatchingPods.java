@@ -28,6 +28,8 @@ import java.util.zip.GZIPInputStream;
 final class WatchingPods implements AutoCloseable {
 
     private static final Pattern ETAG = Pattern.compile("\"(\\d+)\"");
+    /** How long it takes all pods to make their first request. */
+    static final Duration STARTUP_SPREAD = Duration.ofSeconds(10);
     /** Where a body goes once counted. */
     private static final java.io.OutputStream DISCARD = java.io.OutputStream.nullOutputStream();
     private static final Pattern BODY_REVISION = Pattern.compile("\"revision\"\\s*:\\s*(\\d+)");
@@ -133,6 +135,8 @@ final class WatchingPods implements AutoCloseable {
     }
 
     private void run(Pod pod) {
+        // pods come up over STARTUP_SPREAD, as a rolling deploy brings them, not all in one instant
+        sleep(STARTUP_SPREAD.multipliedBy(pod.index).dividedBy(Math.max(1, pods.size())));
         Duration backoff = Duration.ofMillis(200);
         while (!stopped) {
             try {
