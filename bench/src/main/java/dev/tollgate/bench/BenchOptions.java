@@ -1,5 +1,7 @@
 package dev.tollgate.bench;
 
+import dev.tollgate.bench.scale.ScaleOptions;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +21,7 @@ import java.util.Locale;
  * @param latencyRates   offered rates of scenario 5, checks per second
  * @param inFlight       checks in flight in scenario 6
  * @param wire           what scenario 8 runs: check-service and the floor over real sockets
+ * @param scale          scenario 9's size and the services it starts
  */
 public record BenchOptions(
         List<Integer> scenarios,
@@ -31,9 +34,16 @@ public record BenchOptions(
         List<Integer> latencyRates,
         int inFlight,
         Wire wire,
+        ScaleOptions scale,
         List<String> args) {
 
+    /** What runs by default. */
     public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6, 7, 8);
+    /**
+     * Only when asked for: it runs rules-service and the rebalancer from their Boot jars (built by
+     * {@code package}) with PostgreSQL, for minutes at its full size.
+     */
+    public static final int SCALE_SCENARIO = 9;
 
     /** The protocols scenario 8 speaks to the servers. */
     public enum Protocol {
@@ -104,8 +114,8 @@ public record BenchOptions(
     public BenchOptions {
         scenarios = List.copyOf(scenarios);
         for (int scenario : scenarios) {
-            if (scenario < 1 || scenario > ALL_SCENARIOS.size()) {
-                throw new IllegalArgumentException("--scenarios: numbers 1 to " + ALL_SCENARIOS.size() + ", was " + scenario);
+            if (scenario < 1 || scenario > SCALE_SCENARIO) {
+                throw new IllegalArgumentException("--scenarios: numbers 1 to " + SCALE_SCENARIO + ", was " + scenario);
             }
         }
         if (!(timeScale > 0) || !(loadScale > 0)) {
@@ -144,6 +154,13 @@ public record BenchOptions(
         int wireBasePort = 0;
         int wireKeys = 1000;
         double wireWarmup = 15;
+        ScaleOptions d = ScaleOptions.DEFAULTS;
+        int scaleKeys = d.keys();
+        int scalePods = d.pods();
+        int scaleCycles = d.cycles();
+        Path servicesDir = d.servicesDir();
+        String rulesHeap = d.rulesHeap();
+        String rebalancerHeap = d.rebalancerHeap();
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
@@ -170,18 +187,25 @@ public record BenchOptions(
                 case "wire-base-port" -> wireBasePort = Integer.parseInt(value);
                 case "wire-keys" -> wireKeys = Integer.parseInt(value);
                 case "wire-warmup-s" -> wireWarmup = Double.parseDouble(value);
+                case "scale-keys" -> scaleKeys = Integer.parseInt(value);
+                case "scale-pods" -> scalePods = Integer.parseInt(value);
+                case "scale-cycles" -> scaleCycles = Integer.parseInt(value);
+                case "scale-services" -> servicesDir = Path.of(value);
+                case "scale-rules-heap" -> rulesHeap = value;
+                case "scale-rebalancer-heap" -> rebalancerHeap = value;
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
             }
         }
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
                 latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
-                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup), List.of(args));
+                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup),
+                new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap), List.of(args));
     }
 
     public static String usage() {
         return String.join("\n",
                 "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default all)",
+                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, only when named)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",
@@ -198,7 +222,13 @@ public record BenchOptions(
                 "  --wire-pod-jar=PATH       check-service's jar (default: check-service/target/tollgate-check-service-*.jar)",
                 "  --wire-base-port=0        first of 5 loopback ports for scenario 8's servers (0: any free)",
                 "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses",
-                "  --wire-warmup-s=15        scenario 8's JIT warm-up of each server and protocol before the steps");
+                "  --wire-warmup-s=15        scenario 8's JIT warm-up of each server and protocol before the steps",
+                "  --scale-keys=1000000      scenario 9: budget keys over three regions",
+                "  --scale-pods=150          scenario 9: simulated pods long-polling rules-service",
+                "  --scale-cycles=6          scenario 9: measured rebalancer cycles (after 2 warm ones)",
+                "  --scale-services=.        scenario 9: the checkout whose rules-service/target and budget-rebalancer/target hold the Boot jars",
+                "  --scale-rules-heap=2g     scenario 9: rules-service's -Xmx",
+                "  --scale-rebalancer-heap=1g scenario 9: the rebalancer's -Xmx");
     }
 
     /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */

@@ -46,7 +46,7 @@ class BenchOptionsTest {
         for (List<String> bad : List.of(List.of("--wire-protocols=http3", "http3"), List.of("--wire-connections=0", "--wire-connections"),
                 List.of("--wire-rates=0", "--wire-rates"), List.of("--wire-base-port=70000", "--wire-base-port"),
                 List.of("--wire-keys=10", "--wire-keys"), List.of("--wire-warmup-s=-1", "--wire-warmup-s"),
-                List.of("--scenarios=9", "--scenarios"))) {
+                List.of("--scenarios=10", "--scenarios"))) {
             assertThatThrownBy(() -> BenchOptions.parse(new String[] {bad.get(0)}))
                     .as(bad.get(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.get(1));
         }

@@ -34,7 +34,10 @@ public final class ReportWriter {
         out.append("Options (all `--name=value`): `--scenarios=1,2,3,4,5,6,7,8`, `--time-scale=1` (multiplies every phase), "
                 + "`--load-scale=1` (multiplies every offered rate), `--repeats=3` (scenarios 5 and 6), `--report=bench`, "
                 + "`--command-timeout-ms=50`, `--warmup-s=8`, `--latency-rates=1000,4000`, `--in-flight=64`; scenario 8: `--wire-rates=1000,5000,10000`, `--wire-connections=16`, "
-                + "`--wire-protocols=http1,h2c,grpc`, `--wire-jvm=<flags>`, `--wire-pod-jar=<jar>`, `--wire-base-port=0`, `--wire-keys=1000`, `--wire-warmup-s=15`. "
+                + "`--wire-protocols=http1,h2c,grpc`, `--wire-jvm=<flags>`, `--wire-pod-jar=<jar>`, `--wire-base-port=0`, `--wire-keys=1000`, `--wire-warmup-s=15`; scenario 9 (the control "
+                + "path at scale) runs only when named, from rules-service's and budget-rebalancer's Boot jars (`./mvnw -B -q -pl "
+                + "rules-service,budget-rebalancer -am package -DskipTests`): `--scale-keys=1000000`, `--scale-pods=150`, "
+                + "`--scale-cycles=6`, `--scale-services=.`, `--scale-rules-heap=2g`, `--scale-rebalancer-heap=1g`. "
                 + "Run it when no build is running: the load generator, the engines and the three Redis servers share the "
                 + "machine's cores.\n\n");
         out.append("## This run\n\n");

@@ -3,6 +3,7 @@ package dev.tollgate.bench.scenario;
 import dev.tollgate.bench.Bench;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Section;
+import dev.tollgate.bench.scale.ScaleScenario;
 
 import java.util.List;
 
@@ -18,7 +19,7 @@ public interface Scenario {
     static List<Scenario> all() {
         return List.of(new DesignTableScenario(), new HotKeyScenario(), new TrafficMixScenario(),
                 new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario(),
-                new WireScenario());
+                new WireScenario(), new ScaleScenario());
     }
 
     /**
