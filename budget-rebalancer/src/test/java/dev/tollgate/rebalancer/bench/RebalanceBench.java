@@ -23,6 +23,7 @@ import org.flywaydb.core.Flyway;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -38,9 +39,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One rebalancing cycle over the design's live token buckets: 40,000 accounts x 6 route rules = 240,000
  * keys, each with usage in all three regions (three local Redis Clusters), against a real PostgreSQL.
- * Prints the time of each part of three cycles: the first after start-up (every key new), one over the
- * same usage (nothing to write), and one where every key's split moved. The last two arguments are the
- * accounts (40,000) and the keys a cycle may write (the service's default, 25,000).
+ * Prints the time of each part of four cycles and the heap live after each: the first after start-up
+ * (every key new), one over the same usage (nothing to write), one where every key's split moved and
+ * that one again. The last two arguments are the accounts (40,000) and the keys a cycle may write (the
+ * service's default, 25,000); 166667 accounts make 1,000,002 keys (run it with {@code -Xmx1g}).
  *
  * <pre>
  * ./mvnw -B -q -o -pl budget-rebalancer test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
@@ -84,8 +86,6 @@ public final class RebalanceBench {
 
             // windows well in the past, named by fixed clocks: the pods write them, the cycle reads them
             long firstWindow = UsageKeys.windowStart(System.currentTimeMillis()) - 3_600;
-            report("usage written, first window", writeUsage(clusters, firstWindow, accounts, 1));
-            report("usage written, second window (every key's split moved)", writeUsage(clusters, firstWindow + 10, accounts, 2));
 
             List<RegionEndpoint> endpoints = new ArrayList<>();
             List<LettuceConnectionFactory> factories = new ArrayList<>();
@@ -104,12 +104,15 @@ public final class RebalanceBench {
                 RebalancerMetrics metrics = new RebalancerMetrics(new SimpleMeterRegistry());
                 Duration lag = Duration.ofSeconds(2);
 
-                // the usage windows expire 30 s after they were written: the cycles follow right away
+                // a usage window expires 30 s after its last write: each is written right before its cycles read it
+                report("usage written, first window", writeUsage(clusters, firstWindow, accounts, 1));
                 RebalanceCycle first = cycleAt(firstWindow, lock, reader, store, book, metrics, lag);
                 print("start-up, every key new", first.run());
                 print("the same window again", first.run());
+                report("usage written, second window (every key's split moved)", writeUsage(clusters, firstWindow + 10, accounts, 2));
                 RebalanceCycle moved = cycleAt(firstWindow + 10, lock, reader, store, book, metrics, lag);
                 print("every key's split moved", moved.run());
+                print("the same window again", moved.run());
             }
             factories.forEach(LettuceConnectionFactory::destroy);
         } finally {
@@ -164,7 +167,11 @@ public final class RebalanceBench {
         System.out.printf("%-60s %,8d ms%n", what, took.toMillis());
     }
 
+    /** A cycle's parts, and the heap live after it (a full collection first: the book and what the cycle keeps). */
     private static void print(String what, CycleResult result) {
+        System.gc();
+        long live = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        System.out.printf("%-26s live heap after the cycle %,d MiB (max %,d MiB)%n", "", live >> 20, Runtime.getRuntime().maxMemory() >> 20);
         System.out.printf("%-26s %-8s keys with usage %,d, written %,d, deferred %,d: read %,d ms, load+plan %,d ms, write %,d ms, total %,d ms%n",
                 what, result.outcome(), result.keysWithUsage(), result.plan().writes().size(), result.plan().deferred(),
                 result.read().toMillis(), result.compute().toMillis(), result.write().toMillis(), result.total().toMillis());
