@@ -82,67 +82,32 @@ empty string.
       optional: true
 - name: SPRING_DATA_REDIS_SSL_ENABLED
   value: {{ .Values.redis.tls.enabled | quote }}
+{{- if include "tollgate.redisPrivateCa" . }}
+# The private CA as an SSL bundle handed to Lettuce (never the JVM-wide truststore), from the mounted Secret;
+# Spring Boot reloads the bundle when the kubelet refreshes the file, and new connections trust the new CA
+- name: SPRING_DATA_REDIS_SSL_BUNDLE
+  value: {{ include "tollgate.redisSslBundle" . }}
+- name: SPRING_SSL_BUNDLE_PEM_{{ include "tollgate.redisSslBundle" . | upper }}_TRUSTSTORE_CERTIFICATE
+  value: file:/etc/tollgate/redis-ca/ca.crt
+- name: SPRING_SSL_BUNDLE_PEM_{{ include "tollgate.redisSslBundle" . | upper }}_RELOADONUPDATE
+  value: "true"
 {{- end }}
+{{- end }}
+
+{{/* The name of the SSL bundle of the Redis CA (spring.ssl.bundle.pem.<name>). */}}
+{{- define "tollgate.redisSslBundle" -}}redis{{- end }}
 
 {{/* "true" when pods must trust a private CA for TLS to Redis (empty otherwise). */}}
 {{- define "tollgate.redisPrivateCa" -}}
 {{- if and .Values.redis.tls.enabled .Values.redis.tls.privateCa -}}true{{- end -}}
 {{- end }}
 
-{{/*
-JAVA_TOOL_OPTIONS: the component's JVM flags, plus, with a private Redis CA, the truststore the init
-container builds. Call with (dict "root" $ "options" .Values.checkService.javaToolOptions).
-The truststore holds public certificates only; "changeit" is the JDK's well-known cacerts password, not
-a secret.
-*/}}
+{{/* JAVA_TOOL_OPTIONS: the component's JVM flags. Call with (dict "root" $ "options" .Values.checkService.javaToolOptions). */}}
 {{- define "tollgate.javaToolOptions" -}}
-{{- $options := .options -}}
-{{- if include "tollgate.redisPrivateCa" .root -}}
-{{- $options = printf "%s -Djavax.net.ssl.trustStore=/truststore/cacerts -Djavax.net.ssl.trustStorePassword=changeit" $options -}}
-{{- end -}}
-{{- $options | trim -}}
+{{- .options | trim -}}
 {{- end }}
 
-{{/*
-Lettuce verifies TLS peers (spring.data.redis.ssl.enabled) against the JVM's default truststore, which reads PKCS12/JKS, not PEM.
-This init container copies the JRE's own cacerts and adds the Redis CA, so TLS to everything else (a
-JWKS URI, say) still verifies. It uses the component's image, which has keytool. Call with
-(dict "root" $ "image" .Values.checkService.image).
-*/}}
-{{- define "tollgate.truststoreInitContainer" -}}
-{{- if include "tollgate.redisPrivateCa" .root -}}
-- name: redis-truststore
-  image: {{ include "tollgate.image" . }}
-  imagePullPolicy: {{ .root.Values.image.pullPolicy }}
-  command:
-    - sh
-    - -ec
-    - >-
-      cp "$JAVA_HOME/lib/security/cacerts" /truststore/cacerts &&
-      keytool -importcert -noprompt -alias tollgate-redis-ca -file /redis-ca/ca.crt
-      -keystore /truststore/cacerts -storepass changeit
-  env:
-    # keytool needs none of the service's heap flags
-    - name: JAVA_TOOL_OPTIONS
-      value: ""
-  securityContext:
-    {{- toYaml .root.Values.containerSecurityContext | nindent 4 }}
-  resources:
-    requests:
-      cpu: 50m
-      memory: 64Mi
-    limits:
-      memory: 128Mi
-  volumeMounts:
-    - name: truststore
-      mountPath: /truststore
-    - name: redis-ca
-      mountPath: /redis-ca
-      readOnly: true
-{{- end }}
-{{- end }}
-
-{{/* Volumes every Java pod has: a writable /tmp (the root filesystem is read-only), and the Redis CA pieces. */}}
+{{/* Volumes every Java pod has: a writable /tmp (the root filesystem is read-only), and the Redis CA. */}}
 {{- define "tollgate.volumes" -}}
 - name: tmp
   emptyDir: {}
@@ -153,17 +118,16 @@ JWKS URI, say) still verifies. It uses the component's image, which has keytool.
     items:
       - key: {{ .Values.redis.secretKeys.ca }}
         path: ca.crt
-- name: truststore
-  emptyDir: {}
 {{- end }}
 {{- end }}
 
+{{/* The Redis CA is mounted whole, never by subPath: the kubelet refreshes only whole Secret volumes. */}}
 {{- define "tollgate.volumeMounts" -}}
 - name: tmp
   mountPath: /tmp
 {{- if include "tollgate.redisPrivateCa" . }}
-- name: truststore
-  mountPath: /truststore
+- name: redis-ca
+  mountPath: /etc/tollgate/redis-ca
   readOnly: true
 {{- end }}
 {{- end }}
@@ -315,14 +279,6 @@ livenessProbe:
 {{- end }}
 
 {{/*
-The environment variable carrying one key of another region's Redis Secret for the rebalancer:
-(dict "region" "eu-west" "key" "nodes") gives TOLLGATE_REGION_EU_WEST_NODES.
-*/}}
-{{- define "tollgate.regionEnv" -}}
-{{- printf "TOLLGATE_REGION_%s_%s" (regexReplaceAll "[^A-Za-z0-9]" .region "_" | upper) (upper .key) -}}
-{{- end }}
-
-{{/*
 budgetRebalancer.regions without the regions a values file set to null (YAML; read it with fromYaml).
 */}}
 {{- define "tollgate.rebalancerRegionMap" -}}
@@ -336,12 +292,13 @@ budgetRebalancer.regions without the regions a values file set to null (YAML; re
 {{- end }}
 
 {{/*
-The rebalancer's tollgate.regions as a Spring config file: each region's slice of the default split,
-and the other regions' Redis Clusters by placeholders for the variables of their Secrets (this region
-reads its own through spring.data.redis.*). This region's slice must be the pods' regionDefaultShare, or
-the shares of a key without a budget would not sum to 1.
+The rebalancer's tollgate.regions as environment variables, by index and name (TOLLGATE_REGIONS_0_NAME=us-east),
+since a variable's name cannot spell the dash in a region's name: each region's slice of the default split,
+and the other regions' Redis Clusters from their Secrets (this region reads its own through spring.data.redis.*).
+Regions in name order, so the indexes never move with the order of a values file. This region's slice must
+be the pods' regionDefaultShare, or the shares of a key without a budget would not sum to 1.
 */}}
-{{- define "tollgate.rebalancerRegions" -}}
+{{- define "tollgate.rebalancerRegionsEnv" -}}
 {{- $own := include "tollgate.region" . -}}
 {{- $regions := include "tollgate.rebalancerRegionMap" . | fromYaml -}}
 {{- if not (hasKey $regions $own) -}}
@@ -351,20 +308,31 @@ the shares of a key without a budget would not sum to 1.
 {{- if ne (toString $ownShare) (toString .Values.regionDefaultShare) -}}
 {{- fail (printf "budgetRebalancer.regions.%s.defaultShare is %v but regionDefaultShare is %v: the pods and the rebalancer must use the same default split" $own $ownShare .Values.regionDefaultShare) -}}
 {{- end -}}
-tollgate:
-  regions:
-{{- range $name, $region := $regions }}
-    {{ $name }}:
-      default-share: {{ required (printf "budgetRebalancer.regions.%s.defaultShare: the region's slice of the default split" $name) $region.defaultShare }}
-      {{- if ne $name $own }}
-      redis:
-        cluster:
-          nodes: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "nodes") -}} }
-        username: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "username") -}} :}
-        password: ${ {{- include "tollgate.regionEnv" (dict "region" $name "key" "password") -}} :}
-        ssl:
-          enabled: {{ $.Values.redis.tls.enabled }}
+{{- range $i, $name := keys $regions | sortAlpha }}
+{{- $region := index $regions $name }}
+- name: TOLLGATE_REGIONS_{{ $i }}_NAME
+  value: {{ $name | quote }}
+- name: TOLLGATE_REGIONS_{{ $i }}_DEFAULTSHARE
+  value: {{ required (printf "budgetRebalancer.regions.%s.defaultShare: the region's slice of the default split" $name) $region.defaultShare | toString | quote }}
+{{- if ne $name $own }}
+{{- $secret := required (printf "budgetRebalancer.regions.%s.existingSecret: name the Secret with nodes, username and password of %s's Redis Cluster" $name $name) $region.existingSecret }}
+{{- range $key := list "nodes" "username" "password" }}
+- name: TOLLGATE_REGIONS_{{ $i }}_REDIS_{{ eq $key "nodes" | ternary "CLUSTER_NODES" (upper $key) }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+      {{- if ne $key "nodes" }}
+      optional: true
       {{- end }}
+{{- end }}
+- name: TOLLGATE_REGIONS_{{ $i }}_REDIS_SSL_ENABLED
+  value: {{ $.Values.redis.tls.enabled | quote }}
+{{- if include "tollgate.redisPrivateCa" $ }}
+- name: TOLLGATE_REGIONS_{{ $i }}_REDIS_SSL_BUNDLE
+  value: {{ include "tollgate.redisSslBundle" $ }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -408,5 +376,28 @@ tollgate:
   value: {{ $t.samplingProbability | quote }}
 - name: MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT
   value: {{ required "tracing.enabled: set tracing.otlpEndpoint, the collector's OTLP/HTTP traces endpoint" $t.otlpEndpoint | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+A service's settings block as environment variables by Spring's relaxed binding: each group and key of
+(dict "settings" $c.settings) becomes TOLLGATE_<GROUP>_<KEY> (a map one level deeper, TOLLGATE_<GROUP>_<KEY>_<INNER>),
+e.g. settings.check.maxEntries is TOLLGATE_CHECK_MAXENTRIES, tollgate.check.max-entries. An empty value is left out: the service's default holds.
+*/}}
+{{- define "tollgate.settingsEnv" -}}
+{{- range $group, $keys := .settings }}
+{{- range $key, $value := $keys }}
+{{- if kindIs "map" $value }}
+{{- range $inner, $innerValue := $value }}
+{{- if not (eq (toString $innerValue) "") }}
+- name: TOLLGATE_{{ upper $group }}_{{ upper $key }}_{{ upper $inner }}
+  value: {{ toString $innerValue | quote }}
+{{- end }}
+{{- end }}
+{{- else if not (eq (toString $value) "") }}
+- name: TOLLGATE_{{ upper $group }}_{{ upper $key }}
+  value: {{ toString $value | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}

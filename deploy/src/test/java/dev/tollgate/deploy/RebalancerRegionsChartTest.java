@@ -3,8 +3,7 @@ package dev.tollgate.deploy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.yaml.snakeyaml.Yaml;
-
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The rebalancer reads every region's usage. Region names (us-east) cannot be spelled in environment
- * variable names, so the chart hands it tollgate.regions as a file, with the other regions' Redis
- * Clusters as placeholders for variables taken from their Secrets.
+ * variable names, so the chart hands it tollgate.regions by index and name (TOLLGATE_REGIONS_0_NAME=ap-south),
+ * with the other regions' Redis Clusters from their Secrets: the variables budget-rebalancer's
+ * PropertiesTest binds from a pod's environment.
  */
 class RebalancerRegionsChartTest {
 
@@ -23,55 +23,43 @@ class RebalancerRegionsChartTest {
     @ParameterizedTest
     @ValueSource(strings = {"us-east", "eu-west", "ap-south"})
     void givesTheRebalancerEveryRegionWithTheDefaultSplitAndTheOtherRegionsRedis(String region) {
-        Manifests release = TollgateChart.render(region);
-        Map<String, Object> regions = regionsFile(release);
+        Tree container = container(TollgateChart.render(region));
 
-        assertThat(regions).containsOnlyKeys("us-east", "eu-west", "ap-south");
-        double sum = regions.values().stream().mapToDouble(r -> ((Number) ((Map<?, ?>) r).get("default-share")).doubleValue()).sum();
-        assertThat(sum).as("the default split sums to 1").isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(((Map<?, ?>) regions.get(region)).keySet()).as("this region reads its own Redis through spring.data.redis.*")
-                .isEqualTo(java.util.Set.of("default-share"));
-
-        Tree container = release.one("Deployment", DEPLOYMENT).named("budget-rebalancer", "spec", "template", "spec", "containers");
-        assertThat(container.named("SPRING_CONFIG_IMPORT", "env").at("value").text()).isEqualTo("file:/etc/tollgate/rebalancer/regions.yml");
-        assertThat(container.named("regions", "volumeMounts").at("mountPath").text()).isEqualTo("/etc/tollgate/rebalancer");
-        for (String other : TollgateChart.REGIONS) {
-            if (other.equals(region)) {
+        List<String> names = new ArrayList<>();
+        double sum = 0;
+        for (int i = 0; container.named("TOLLGATE_REGIONS_" + i + "_NAME", "env").exists(); i++) {
+            String prefix = "TOLLGATE_REGIONS_" + i;
+            String name = container.named(prefix + "_NAME", "env").at("value").text();
+            names.add(name);
+            sum += Double.parseDouble(container.named(prefix + "_DEFAULTSHARE", "env").at("value").text());
+            if (name.equals(region)) {
+                assertThat(container.named(prefix + "_REDIS_CLUSTER_NODES", "env").exists())
+                        .as("this region reads its own Redis through spring.data.redis.*").isFalse();
                 continue;
             }
-            Map<?, ?> config = (Map<?, ?>) regions.get(other);
-            String variable = "TOLLGATE_REGION_" + other.toUpperCase().replace('-', '_');
-            Map<?, ?> redis = (Map<?, ?>) config.get("redis");
-            assertThat(((Map<?, ?>) redis.get("cluster")).get("nodes")).isEqualTo("${" + variable + "_NODES}");
-            assertThat(redis.get("password")).as("optional: a cluster without AUTH").isEqualTo("${" + variable + "_PASSWORD:}");
-            assertThat(((Map<?, ?>) redis.get("ssl")).get("enabled")).as("the release's redis.tls.enabled").isEqualTo(true);
-            Tree nodes = container.named(variable + "_NODES", "env").at("valueFrom", "secretKeyRef");
-            assertThat(nodes.at("name").text()).isEqualTo("tollgate-redis-" + other);
+            Tree nodes = container.named(prefix + "_REDIS_CLUSTER_NODES", "env").at("valueFrom", "secretKeyRef");
+            assertThat(nodes.at("name").text()).isEqualTo("tollgate-redis-" + name);
             assertThat(nodes.at("key").text()).isEqualTo("nodes");
-            assertThat(container.named(variable + "_PASSWORD", "env").at("valueFrom", "secretKeyRef", "optional").value()).isEqualTo(true);
+            assertThat(nodes.at("optional").exists()).isFalse();
+            for (String key : List.of("username", "password")) {
+                Tree ref = container.named(prefix + "_REDIS_" + key.toUpperCase(), "env").at("valueFrom", "secretKeyRef");
+                assertThat(ref.at("key").text()).isEqualTo(key);
+                assertThat(ref.at("optional").value()).as("a cluster without AUTH").isEqualTo(true);
+            }
+            assertThat(container.named(prefix + "_REDIS_SSL_ENABLED", "env").at("value").text()).as("the release's redis.tls.enabled")
+                    .isEqualTo("true");
         }
-        assertThat(container.named("TOLLGATE_REGION_" + region.toUpperCase().replace('-', '_') + "_NODES", "env").exists()).isFalse();
+
+        assertThat(names).as("in name order: indexes never move with a values file's order").containsExactly("ap-south", "eu-west", "us-east");
+        assertThat(sum).as("the default split sums to 1").isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(container.named("SPRING_CONFIG_IMPORT", "env").exists()).as("no regions file any more").isFalse();
     }
 
     @Test
-    void aChangedSplitRollsTheRebalancer() {
-        String before = TollgateChart.render("eu-west").one("Deployment", DEPLOYMENT)
-                .at("spec", "template", "metadata", "annotations", "checksum/regions").text();
-        String after = TollgateChart.render("eu-west", Map.of("regionDefaultShare", 0.3, "budgetRebalancer", Map.of("regions",
-                Map.of("eu-west", Map.of("defaultShare", 0.3), "ap-south", Map.of("defaultShare", 0.1))))).one("Deployment", DEPLOYMENT)
-                .at("spec", "template", "metadata", "annotations", "checksum/regions").text();
-
-        assertThat(before).isNotBlank();
-        assertThat(after).isNotEqualTo(before);
-    }
-
-    @Test
-    void oneRegionNeedsNoRegionsFile() {
+    void oneRegionNeedsNoRegionVariables() {
         Manifests release = TollgateChart.render("eu-west", Map.of("budgetRebalancer", Map.of("regions", nulls("us-east", "eu-west", "ap-south"))));
-        Tree container = release.one("Deployment", DEPLOYMENT).named("budget-rebalancer", "spec", "template", "spec", "containers");
 
-        assertThat(container.named("SPRING_CONFIG_IMPORT", "env").exists()).isFalse();
-        assertThat(release.has("ConfigMap", "tollgate-rebalancer-regions")).isFalse();
+        assertThat(container(release).named("TOLLGATE_REGIONS_0_NAME", "env").exists()).isFalse();
     }
 
     @Test
@@ -98,11 +86,8 @@ class RebalancerRegionsChartTest {
         assertThat(error).contains("budgetRebalancer.regions.us-east.existingSecret");
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> regionsFile(Manifests release) {
-        String file = release.one("ConfigMap", "tollgate-rebalancer-regions").at("data", "regions.yml").text();
-        Map<String, Object> parsed = new Yaml().load(file);
-        return (Map<String, Object>) ((Map<String, Object>) parsed.get("tollgate")).get("regions");
+    private static Tree container(Manifests release) {
+        return release.one("Deployment", DEPLOYMENT).named("budget-rebalancer", "spec", "template", "spec", "containers");
     }
 
     /** Values that delete these keys: Helm drops a key whose override is null. */

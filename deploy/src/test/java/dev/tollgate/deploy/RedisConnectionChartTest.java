@@ -45,21 +45,36 @@ class RedisConnectionChartTest {
             "tollgate-check-service,    check-service",
             "tollgate-rules-service,    rules-service",
             "tollgate-budget-rebalancer, budget-rebalancer"})
-    void trustsThePrivateRedisCaFromTheSecret(String deployment, String container) {
+    void trustsThePrivateRedisCaThroughAnSslBundleThatReloads(String deployment, String container) {
         Tree pod = TollgateChart.render("us-east").one("Deployment", deployment).at("spec", "template", "spec");
 
         Tree caVolume = pod.named("redis-ca", "volumes");
         assertThat(caVolume.at("secret", "secretName").text()).isEqualTo("tollgate-redis");
         assertThat(caVolume.at("secret", "items").items()).singleElement()
                 .satisfies(item -> assertThat(item.at("key").text()).isEqualTo("ca.crt"));
-
-        Tree init = pod.named("redis-truststore", "initContainers");
-        assertThat(init.at("command").items().get(2).text()).contains("keytool -importcert").contains("/redis-ca/ca.crt");
+        assertThat(pod.items("initContainers")).as("no keytool init container").isEmpty();
 
         Tree main = pod.named(container, "containers");
-        assertThat(main.named("JAVA_TOOL_OPTIONS", "env").at("value").text())
-                .contains("-Djavax.net.ssl.trustStore=/truststore/cacerts");
-        assertThat(main.named("truststore", "volumeMounts").at("readOnly").value()).isEqualTo(true);
+        Tree mount = main.named("redis-ca", "volumeMounts");
+        assertThat(mount.at("mountPath").text()).isEqualTo("/etc/tollgate/redis-ca");
+        assertThat(mount.at("subPath").exists()).as("the kubelet refreshes whole Secret volumes only").isFalse();
+        assertThat(mount.at("readOnly").value()).isEqualTo(true);
+        assertThat(main.named("SPRING_DATA_REDIS_SSL_BUNDLE", "env").at("value").text()).isEqualTo("redis");
+        assertThat(main.named("SPRING_SSL_BUNDLE_PEM_REDIS_TRUSTSTORE_CERTIFICATE", "env").at("value").text())
+                .isEqualTo("file:/etc/tollgate/redis-ca/ca.crt");
+        assertThat(main.named("SPRING_SSL_BUNDLE_PEM_REDIS_RELOADONUPDATE", "env").at("value").text()).isEqualTo("true");
+        assertThat(main.named("JAVA_TOOL_OPTIONS", "env").at("value").text()).as("no JVM-wide truststore").doesNotContain("trustStore");
+    }
+
+    @Test
+    void givesTheRebalancerTheBundleForTheOtherRegionsToo() {
+        Tree main = TollgateChart.render("us-east").one("Deployment", "tollgate-budget-rebalancer")
+                .named("budget-rebalancer", "spec", "template", "spec", "containers");
+
+        // ap-south and eu-west (indexes 0 and 1) are the other regions; us-east (2) reads spring.data.redis.*
+        assertThat(main.named("TOLLGATE_REGIONS_0_REDIS_SSL_BUNDLE", "env").at("value").text()).isEqualTo("redis");
+        assertThat(main.named("TOLLGATE_REGIONS_1_REDIS_SSL_BUNDLE", "env").at("value").text()).isEqualTo("redis");
+        assertThat(main.named("TOLLGATE_REGIONS_2_REDIS_SSL_BUNDLE", "env").exists()).isFalse();
     }
 
     @Test
@@ -67,10 +82,10 @@ class RedisConnectionChartTest {
         Tree pod = TollgateChart.render("eu-west", Map.of("redis", Map.of("tls", Map.of("privateCa", false))))
                 .one("Deployment", "tollgate-check-service").at("spec", "template", "spec");
 
-        assertThat(pod.items("initContainers")).isEmpty();
         assertThat(pod.named("redis-ca", "volumes").exists()).isFalse();
-        assertThat(pod.named("check-service", "containers").named("JAVA_TOOL_OPTIONS", "env").at("value").text())
-                .doesNotContain("trustStore");
+        Tree main = pod.named("check-service", "containers");
+        assertThat(main.named("SPRING_DATA_REDIS_SSL_ENABLED", "env").at("value").text()).isEqualTo("true");
+        assertThat(main.named("SPRING_DATA_REDIS_SSL_BUNDLE", "env").exists()).isFalse();
     }
 
     @Test

@@ -60,7 +60,7 @@ class RebalancerConfiguration {
     /**
      * Each region's usage through the counter store's read port over Spring Data Redis: this instance's own
      * region on the factory Spring Boot configures from {@code spring.data.redis.*} unless its region names
-     * a Redis of its own, every other region on one built from {@code tollgate.regions.<name>.redis}.
+     * a Redis of its own, every other region on one built from its {@code tollgate.regions} entry's {@code redis}.
      */
     @Bean
     UsageReader usageReader(List<RegionsProperties.Resolved> regions, RebalancerProperties rebalancer, LettuceConnectionFactory own,
@@ -68,11 +68,11 @@ class RebalancerConfiguration {
         RetiredProperties.refuse(environment, RetiredProperties.REDIS);
         List<RegionEndpoint> endpoints = new ArrayList<>();
         for (RegionsProperties.Resolved region : regions) {
-            LettuceConnectionFactory factory = region.redis().map(redis -> connections.factory(region.name(), redis)).orElse(own);
+            LettuceConnectionFactory factory = region.redis().map(redis -> connections.factory(region.property(), redis)).orElse(own);
             if (!ClusterClients.isCluster(factory)) {
                 throw new IllegalStateException("spring.data.redis.cluster.nodes (SPRING_DATA_REDIS_CLUSTER_NODES): name region "
-                        + region.name() + "'s Redis Cluster nodes (host:port, comma-separated), or give it tollgate.regions."
-                        + region.name() + ".redis.cluster.nodes");
+                        + region.name() + "'s Redis Cluster nodes (host:port, comma-separated), or give it " + region.property()
+                        + ".redis.cluster.nodes");
             }
             endpoints.add(new RegionEndpoint(region.name(), new SpringDataCounterReads(factory, rebalancer.readDeadline())));
         }

@@ -1,12 +1,18 @@
 package dev.tollgate.rebalancer.config;
 
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
 
 /**
- * How the rebalancer splits and when. Bad values stop the service at start-up with the property's name.
+ * How the rebalancer splits and when. Validated at start-up: a bad value stops the service with the property's name.
  *
  * @param period       one cycle per period, aligned to the wall clock (design: 10 s)
  * @param usageLag     how long after a usage window closes the cycle reads it: covers the pods' flush
@@ -21,33 +27,33 @@ import java.time.Duration;
  *                     wait for the next cycles. Bounds the write transaction: about 3 rows per key, and
  *                     PostgreSQL upserts some 50,000 rows a second on a small machine
  */
+@Validated
 @ConfigurationProperties("tollgate.rebalancer")
 public record RebalancerProperties(
-        @DefaultValue("10s") Duration period,
-        @DefaultValue("2s") Duration usageLag,
-        @DefaultValue("0.10") double floor,
-        @DefaultValue("5m") Duration idleAfter,
-        @DefaultValue("0.01") double minChange,
+        @DefaultValue("10s") @DurationMin(seconds = 1) Duration period,
+        @DefaultValue("2s") @DurationMin(nanos = 0) Duration usageLag,
+        @DefaultValue("0.10") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double floor,
+        @DefaultValue("5m") @DurationMin(nanos = 1) Duration idleAfter,
+        @DefaultValue("0.01") @DecimalMin("0") @DecimalMax(value = "1", inclusive = false) double minChange,
         @DefaultValue("8390043843661231205") long lockKey,
-        @DefaultValue("3s") Duration readDeadline,
-        @DefaultValue("25000") int maxKeysPerCycle) {
+        @DefaultValue("3s") @DurationMin(nanos = 1) Duration readDeadline,
+        @DefaultValue("25000") @Min(1) int maxKeysPerCycle) {
 
-    public RebalancerProperties {
-        require(period != null && period.compareTo(Duration.ofSeconds(1)) >= 0, "tollgate.rebalancer.period must be at least 1s, was " + period);
-        require(usageLag != null && !usageLag.isNegative() && usageLag.compareTo(period) < 0,
-                "tollgate.rebalancer.usage-lag must be at least 0 and below the period (" + period + "), was " + usageLag);
-        require(floor > 0 && floor <= 1, "tollgate.rebalancer.floor must be in (0, 1], was " + floor);
-        require(idleAfter != null && idleAfter.compareTo(period) >= 0,
-                "tollgate.rebalancer.idle-after must be at least the period (" + period + "), was " + idleAfter);
-        require(minChange >= 0 && minChange < 1, "tollgate.rebalancer.min-change must be in [0, 1), was " + minChange);
-        require(readDeadline != null && !readDeadline.isNegative() && !readDeadline.isZero() && readDeadline.compareTo(period) < 0,
-                "tollgate.rebalancer.read-deadline must be positive and below the period (" + period + "), was " + readDeadline);
-        require(maxKeysPerCycle >= 1, "tollgate.rebalancer.max-keys-per-cycle must be at least 1, was " + maxKeysPerCycle);
+    /** The cycle reads a window after it closed by this lag; the lag must end before the next cycle starts. */
+    @AssertTrue(message = "tollgate.rebalancer.usage-lag must be below tollgate.rebalancer.period")
+    public boolean isUsageLagBelowPeriod() {
+        return usageLag == null || period == null || usageLag.compareTo(period) < 0;
     }
 
-    private static void require(boolean condition, String message) {
-        if (!condition) {
-            throw new IllegalArgumentException(message);
-        }
+    /** A key idle for less than one cycle could never be seen idle. */
+    @AssertTrue(message = "tollgate.rebalancer.idle-after must be at least tollgate.rebalancer.period")
+    public boolean isIdleAfterAtLeastPeriod() {
+        return idleAfter == null || period == null || idleAfter.compareTo(period) >= 0;
+    }
+
+    /** A region read that may outlast the period would make cycles overlap. */
+    @AssertTrue(message = "tollgate.rebalancer.read-deadline must be below tollgate.rebalancer.period")
+    public boolean isReadDeadlineBelowPeriod() {
+        return readDeadline == null || period == null || readDeadline.compareTo(period) < 0;
     }
 }

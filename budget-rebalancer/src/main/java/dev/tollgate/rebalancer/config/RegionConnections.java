@@ -1,5 +1,6 @@
 package dev.tollgate.rebalancer.config;
 
+import dev.tollgate.store.spring.BundleTls;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -7,7 +8,6 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisPassword;
@@ -19,7 +19,7 @@ import java.util.List;
 
 /**
  * Spring Data Redis connection factories for the other regions' clusters, built from each region's
- * {@code tollgate.regions.<name>.redis} as Spring Boot builds its own from {@code spring.data.redis}
+ * {@code tollgate.regions} entry's {@code redis} as Spring Boot builds its own from {@code spring.data.redis}
  * (Boot makes only one): cluster nodes, ACL user and password, TLS (an SSL bundle, or the JVM's
  * truststore), timeouts; on Boot's Lettuce resources. Owns what it built and destroys it on close.
  */
@@ -34,8 +34,12 @@ final class RegionConnections implements AutoCloseable {
         this.bundles = bundles;
     }
 
-    /** A started factory (no connection is opened until the first read). */
-    LettuceConnectionFactory factory(String region, DataRedisProperties redis) {
+    /**
+     * A started factory (no connection is opened until the first read).
+     *
+     * @param property the region's properties as given ({@code tollgate.regions.eu-west}), for messages
+     */
+    LettuceConnectionFactory factory(String property, DataRedisProperties redis) {
         List<String> nodes = redis.getCluster().getNodes().stream().filter(node -> node != null && !node.isBlank()).map(String::trim).toList();
         RedisClusterConfiguration cluster = new RedisClusterConfiguration(nodes);
         if (hasText(redis.getUsername())) {
@@ -58,7 +62,7 @@ final class RegionConnections implements AutoCloseable {
         if (ssl.isEnabled() || hasText(ssl.getBundle())) {
             client.useSsl();
             if (hasText(ssl.getBundle())) {
-                options.sslOptions(sslOptions(region, ssl.getBundle()));
+                options.sslOptions(sslOptions(property, ssl.getBundle()));
             }
         }
         LettuceConnectionFactory factory = new LettuceConnectionFactory(cluster, client.clientOptions(options.build()).build());
@@ -70,15 +74,12 @@ final class RegionConnections implements AutoCloseable {
         return factory;
     }
 
-    private SslOptions sslOptions(String region, String name) {
+    private SslOptions sslOptions(String property, String name) {
         if (bundles == null) {
-            throw new IllegalStateException("tollgate.regions." + region + ".redis.ssl.bundle names " + name + " but no SSL bundles are configured");
+            throw new IllegalStateException(property + ".redis.ssl.bundle names " + name + " but no SSL bundles are configured");
         }
-        SslBundle bundle = bundles.getBundle(name);
-        return SslOptions.builder()
-                .keyManager(bundle.getManagers().getKeyManagerFactory())
-                .trustManager(bundle.getManagers().getTrustManagerFactory())
-                .build();
+        // read again for every connection: a CA the bundle reloads (reload-on-update) needs no restart
+        return BundleTls.following(bundles, name);
     }
 
     private static boolean hasText(String value) {

@@ -1,12 +1,21 @@
 package dev.tollgate.rebalancer.config;
 
+import jakarta.validation.Validation;
+import jakarta.validation.ValidatorFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -21,12 +30,12 @@ class PropertiesTest {
 
     private static RegionsProperties.Region region(String nodes, Double share) {
         if (nodes == null) {
-            return new RegionsProperties.Region(share, null);
+            return new RegionsProperties.Region(null, share, null);
         }
         DataRedisProperties redis = new DataRedisProperties();
         redis.setCluster(new DataRedisProperties.Cluster());
         redis.getCluster().setNodes(List.of(nodes));
-        return new RegionsProperties.Region(share, redis);
+        return new RegionsProperties.Region(null, share, redis);
     }
 
     @Test
@@ -56,9 +65,8 @@ class PropertiesTest {
 
     @Test
     void bindsTheRegionsFileTheHelmChartWrites() throws Exception {
-        // helm/tollgate's regions.yml for eu-west (RebalancerRegionsChartTest checks the chart writes this shape),
-        // imported through SPRING_CONFIG_IMPORT, with the variables its Deployment takes from the regions' Secrets;
-        // region names hold dashes, which only a file (not an environment variable) keeps as map keys
+        // a file keyed by region name (as an operator's SPRING_CONFIG_IMPORT would give it), with placeholders
+        // for variables taken from the regions' Secrets: names with dashes stay map keys in a file
         String file = """
                 tollgate:
                   regions:
@@ -108,6 +116,67 @@ class PropertiesTest {
     }
 
     @Test
+    void bindsRegionsWithDashesFromEnvironmentVariablesByIndexAndName() {
+        // the chart's form: an environment variable's name cannot spell us-east-1, its value can
+        Map<String, Object> variables = Map.of(
+                "TOLLGATE_REGION", "eu-west-1",
+                "TOLLGATE_REGIONS_0_NAME", "us-east-1",
+                "TOLLGATE_REGIONS_0_DEFAULTSHARE", "0.6",
+                "TOLLGATE_REGIONS_0_REDIS_CLUSTER_NODES", "us-1:6379,us-2:6379",
+                "TOLLGATE_REGIONS_0_REDIS_PASSWORD", "us-secret",
+                "TOLLGATE_REGIONS_0_REDIS_SSL_ENABLED", "true",
+                "TOLLGATE_REGIONS_0_REDIS_CONNECTTIMEOUT", "750ms",
+                "TOLLGATE_REGIONS_1_NAME", "eu-west-1",
+                "TOLLGATE_REGIONS_1_DEFAULTSHARE", "0.4");
+
+        List<RegionsProperties.Resolved> regions = bindFromEnvironment(variables).resolve();
+
+        assertThat(regions).extracting(RegionsProperties.Resolved::name).containsExactly("eu-west-1", "us-east-1");
+        assertThat(regions).extracting(RegionsProperties.Resolved::defaultShare).containsExactly(0.4, 0.6);
+        assertThat(regions.get(0).redis()).as("this instance's region: spring.data.redis.*").isEmpty();
+        DataRedisProperties usEast = regions.get(1).redis().orElseThrow();
+        assertThat(usEast.getCluster().getNodes()).containsExactly("us-1:6379", "us-2:6379");
+        assertThat(usEast.getPassword()).isEqualTo("us-secret");
+        assertThat(usEast.getSsl().isEnabled()).isTrue();
+        assertThat(usEast.getConnectTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(regions.get(1).property()).isEqualTo("tollgate.regions[0]");
+    }
+
+    @Test
+    void namesTheVariableOfAnIndexedRegionWithoutAName() {
+        RegionsProperties properties = bindFromEnvironment(Map.of(
+                "TOLLGATE_REGIONS_0_DEFAULTSHARE", "1", "TOLLGATE_REGIONS_0_REDIS_CLUSTER_NODES", "a:1"));
+
+        assertThatThrownBy(properties::resolve).hasMessageContaining("tollgate.regions[0].name (TOLLGATE_REGIONS_0_NAME) is missing");
+    }
+
+    @Test
+    void refusesTwoEntriesForOneRegion() {
+        Map<String, RegionsProperties.Region> map = Map.of("us-east-1", region("a:1", 0.5),
+                "0", new RegionsProperties.Region("us-east-1", 0.5, region("b:1", 0.5).redis()));
+
+        assertThatThrownBy(() -> new RegionsProperties(null, map).resolve()).hasMessageContaining("both name region us-east-1");
+    }
+
+    @Test
+    void namesAnIndexedRegionsMissingNodesByItsIndex() {
+        RegionsProperties properties = bindFromEnvironment(Map.of("TOLLGATE_REGION", "b",
+                "TOLLGATE_REGIONS_0_NAME", "a", "TOLLGATE_REGIONS_0_DEFAULTSHARE", "0.5",
+                "TOLLGATE_REGIONS_1_NAME", "b", "TOLLGATE_REGIONS_1_DEFAULTSHARE", "0.5"));
+
+        assertThatThrownBy(properties::resolve).hasMessageContaining("tollgate.regions[0].redis.cluster.nodes: name region a's");
+    }
+
+    /** Bound as at start-up from a pod's environment (under the name that gives env-var relaxed binding), nothing else. */
+    private static RegionsProperties bindFromEnvironment(Map<String, Object> variables) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+        environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, variables));
+        return Binder.get(environment).bind("tollgate", RegionsProperties.class).get();
+    }
+
+    @Test
     void namesTheMissingPropertyWhenARegionHasNoDefaultShareOrNodes() {
         Map<String, RegionsProperties.Region> noShare = Map.of("us-east", region("a:1", 0.6), "eu-west", region("b:1", null));
         assertThatThrownBy(() -> new RegionsProperties(null, noShare).resolve())
@@ -127,15 +196,54 @@ class PropertiesTest {
     }
 
     @Test
-    void refusesTimingsThatCannotWork() {
-        assertThatThrownBy(() -> new RebalancerProperties(Duration.ofSeconds(10), Duration.ofSeconds(10), 0.1,
-                Duration.ofMinutes(5), 0.01, 1, Duration.ofSeconds(3), 25_000))
-                .hasMessageContaining("tollgate.rebalancer.usage-lag");
-        assertThatThrownBy(() -> new RebalancerProperties(Duration.ofSeconds(10), Duration.ofSeconds(2), 0.1,
-                Duration.ofSeconds(5), 0.01, 1, Duration.ofSeconds(3), 25_000))
-                .hasMessageContaining("tollgate.rebalancer.idle-after");
-        assertThatThrownBy(() -> new RebalancerProperties(Duration.ofSeconds(10), Duration.ofSeconds(2), 0,
-                Duration.ofMinutes(5), 0.01, 1, Duration.ofSeconds(3), 25_000))
-                .hasMessageContaining("tollgate.rebalancer.floor");
+    void bindsTheDesignsTimingsWhenNothingIsSet() {
+        RebalancerProperties rebalancer = bindRebalancer(Map.of());
+
+        assertThat(rebalancer.period()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(rebalancer.usageLag()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(rebalancer.floor()).isEqualTo(0.10);
+        assertThat(rebalancer.idleAfter()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(rebalancer.minChange()).isEqualTo(0.01);
+        assertThat(rebalancer.lockKey()).isEqualTo(0x746f6c6c67617465L);
+        assertThat(rebalancer.readDeadline()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(rebalancer.maxKeysPerCycle()).isEqualTo(25_000);
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "tollgate.rebalancer.period, 500ms, tollgate.rebalancer.period",
+            "tollgate.rebalancer.usage-lag, 10s, tollgate.rebalancer.usage-lag must be below tollgate.rebalancer.period",
+            "tollgate.rebalancer.usage-lag, -1s, tollgate.rebalancer.usage-lag",
+            "tollgate.rebalancer.idle-after, 5s, tollgate.rebalancer.idle-after must be at least tollgate.rebalancer.period",
+            "tollgate.rebalancer.floor, 0, tollgate.rebalancer.floor",
+            "tollgate.rebalancer.floor, 1.5, tollgate.rebalancer.floor",
+            "tollgate.rebalancer.min-change, 1, tollgate.rebalancer.min-change",
+            "tollgate.rebalancer.read-deadline, 0s, tollgate.rebalancer.read-deadline",
+            "tollgate.rebalancer.read-deadline, 10s, tollgate.rebalancer.read-deadline must be below tollgate.rebalancer.period",
+            "tollgate.rebalancer.max-keys-per-cycle, 0, tollgate.rebalancer.max-keys-per-cycle",
+    })
+    void refusesTimingsThatCannotWorkNamingTheProperty(String property, String value, String named) {
+        assertThatThrownBy(() -> bindRebalancer(Map.of(property, value)))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains(named));
+    }
+
+    @Test
+    void refusesARegionsDefaultShareOutsideZeroToOne() {
+        assertThatThrownBy(() -> bind("tollgate", RegionsProperties.class, Map.of("tollgate.regions.eu-west.default-share", "1.5")))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains("tollgate.regions.eu-west.default-share"));
+    }
+
+    private static RebalancerProperties bindRebalancer(Map<String, String> values) {
+        return bind("tollgate.rebalancer", RebalancerProperties.class, values);
+    }
+
+    /** As Spring Boot binds a {@code @Validated} properties record at start-up. */
+    private static <T> T bind(String prefix, Class<T> type, Map<String, String> values) {
+        try (ValidatorFactory validation = Validation.buildDefaultValidatorFactory()) {
+            return new Binder(new MapConfigurationPropertySource(values)).bindOrCreate(prefix, Bindable.of(type),
+                    new ValidationBindHandler(new SpringValidatorAdapter(validation.getValidator())));
+        }
     }
 }

@@ -10,6 +10,7 @@ import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.limiter.metrics.RedisCommandLatency;
 import dev.tollgate.limiter.pods.PodRegistry;
 import dev.tollgate.limiter.usage.UsageRecorder;
 import dev.tollgate.limiter.usage.UsageSettings;
@@ -20,6 +21,7 @@ import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.limiter.usage.RedisUsageStore;
 import dev.tollgate.store.spring.ClusterClients;
 import dev.tollgate.store.spring.RetiredProperties;
+import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,6 +39,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
 import org.springframework.util.StringUtils;
 import org.springframework.web.client.RestClient;
+import reactor.core.Disposable;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -69,6 +72,24 @@ class LimiterConfiguration {
     @Bean
     ClientResourcesBuilderCustomizer storeReconnectDelay() {
         return resources -> resources.reconnectDelay(RedisCounterStore.reconnectDelay());
+    }
+
+    /** Every Redis command's latency by cluster node and command type ({@code tollgate.redis.commands}). */
+    @Bean
+    RedisCommandLatency redisCommandLatency(MeterRegistry registry) {
+        return new RedisCommandLatency(registry);
+    }
+
+    /** Lettuce records into it, on every client built on the resources Spring Boot builds (the store's, the usage flush's). */
+    @Bean
+    ClientResourcesBuilderCustomizer redisCommandLatencyRecorder(RedisCommandLatency latency) {
+        return resources -> resources.commandLatencyRecorder(latency);
+    }
+
+    /** A node that leaves the cluster takes its latency series with it. */
+    @Bean(destroyMethod = "dispose")
+    Disposable redisCommandLatencyTopology(RedisCommandLatency latency, ClientResources resources) {
+        return latency.follow(resources.eventBus());
     }
 
     @Bean

@@ -16,6 +16,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -107,6 +108,25 @@ class MetricsScrapeIT {
         assertThat(scrape).containsPattern("http_server_requests_seconds_bucket\\{[^}]*uri=\"/v1/ratelimit:check\"[^}]*le=\"0\\.001\"");
         long buckets = scrape.lines().filter(l -> l.startsWith("tollgate_checks_seconds_bucket{") && l.contains("verdict=\"allow\"")).count();
         assertThat(buckets).as("a budget of buckets, not a percentile histogram's ~70").isBetween(10L, 16L);
+    }
+
+    @Test
+    void timesRedisCommandsPerClusterNodeAndCommandInTheEnginesBuckets() {
+        java.util.Set<String> clusterNodes = java.util.Set.of(RedisCluster.shared().clusterNodes().split(","));
+        List<String> counts = scrape.lines().filter(l -> l.startsWith("tollgate_redis_commands_seconds_count{")).toList();
+
+        assertThat(counts).as("the checks' scripts").anyMatch(l -> l.contains("command=\"EVALSHA\"") || l.contains("command=\"EVAL\""));
+        java.util.regex.Pattern node = java.util.regex.Pattern.compile("node=\"([^\"]+)\"");
+        for (String line : counts) {
+            java.util.regex.Matcher matcher = node.matcher(line);
+            assertThat(matcher.find()).as(line).isTrue();
+            assertThat(clusterNodes).as("host:port of a node of the cluster: %s", line).contains(matcher.group(1));
+        }
+        String evalsha = counts.stream().filter(l -> l.contains("command=\"EVALSHA\"")).findFirst().orElseThrow();
+        String nodeTag = evalsha.replaceAll(".*(node=\"[^\"]+\").*", "$1");
+        long buckets = scrape.lines().filter(l -> l.startsWith("tollgate_redis_commands_seconds_bucket{"))
+                .filter(l -> l.contains("command=\"EVALSHA\"") && l.contains(nodeTag)).count();
+        assertThat(buckets).as("the engine's budget of buckets").isBetween(10L, 16L);
     }
 
     @Test

@@ -52,7 +52,7 @@ public final class LimiterMetrics {
      * Checks take tens of microseconds to a millisecond, a store call a few hundred microseconds: dense
      * below and around requirement 2's 1 ms (an edge exactly there makes the SLO alert exact), sparse above.
      */
-    private static final Duration[] LATENCY_BUCKETS = {
+    static final Duration[] LATENCY_BUCKETS = {
             micros(50), micros(100), micros(200), micros(300), micros(500), micros(750), Duration.ofMillis(1),
             micros(1_500), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(50),
             Duration.ofMillis(250), Duration.ofSeconds(1)};

@@ -1,12 +1,18 @@
 package dev.tollgate.rules.usage;
 
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.NotBlank;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
 
 import java.time.Duration;
 
 /**
  * The region's Redis Cluster itself is Spring Boot's {@code spring.data.redis.*}; without cluster nodes
- * the usage endpoint answers 503.
+ * the usage endpoint answers 503. Validated at start-up: a bad value stops the service with the property's name.
  *
  * @param region       the region this instance reads counters in; its share of each budgeted key applies
  * @param defaultShare the region's share of a key that has no budget yet, as its check-service pods are told
@@ -14,18 +20,9 @@ import java.time.Duration;
  * @param readTimeout  how long one read of the store may take, connecting included: a usage read is for a
  *                     person, not on the request path, yet a dead cluster must answer 503 quickly
  */
+@Validated
 @ConfigurationProperties("tollgate.usage")
-public record UsageProperties(String region, Double defaultShare, Duration readTimeout) {
-
-    public UsageProperties {
-        region = region == null || region.isBlank() ? "local" : region;
-        defaultShare = defaultShare == null ? 1.0 : defaultShare;
-        if (!(defaultShare > 0 && defaultShare <= 1)) {
-            throw new IllegalArgumentException("tollgate.usage.default-share must be in (0, 1], was " + defaultShare);
-        }
-        readTimeout = readTimeout == null ? Duration.ofSeconds(2) : readTimeout;
-        if (readTimeout.isNegative() || readTimeout.isZero()) {
-            throw new IllegalArgumentException("tollgate.usage.read-timeout must be positive, was " + readTimeout);
-        }
-    }
+public record UsageProperties(@DefaultValue("local") @NotBlank String region,
+                              @DefaultValue("1.0") @DecimalMin(value = "0", inclusive = false) @DecimalMax("1") double defaultShare,
+                              @DefaultValue("2s") @DurationMin(nanos = 1) Duration readTimeout) {
 }

@@ -1,0 +1,180 @@
+package dev.tollgate.check.tls;
+
+import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A pod that reaches a TLS-only Redis Cluster (redis-server with {@code --tls-port}, {@code --tls-cluster yes})
+ * through an SSL bundle, as the chart configures it: the CA is a PEM file in {@code spring.ssl.bundle.pem.redis}
+ * with {@code reload-on-update}, no JVM-wide truststore. The pod starts with the wrong CA in the file and
+ * cannot connect; the right CA written over it, the same pod connects and checks against the store, with no
+ * restart: a CA rotation as the kubelet does it when the Secret changes.
+ *
+ * <p>The certificates are made with the JDK's keytool. Skipped where the redis-server on PATH was built without TLS.
+ */
+class RedisTlsBundleIT {
+
+    private static final Pattern CONNECTED = Pattern.compile("(?m)^tollgate_store_connected\\{[^}]*} (\\S+)$");
+    private static final String PASSWORD = "changeit";
+
+    private static Path dir;
+    private static Process redis;
+    private static int port;
+    private static ConfigurableApplicationContext pod;
+
+    @BeforeAll
+    static void tlsOnlyClusterOfOneNode() throws Exception {
+        dir = Files.createTempDirectory("tollgate-redis-tls");
+        makeCertificates();
+        port = RedisCluster.reservePorts(1).get(0);
+        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--port", "0",
+                "--tls-port", String.valueOf(port), "--tls-cert-file", path("server.crt"), "--tls-key-file", path("server.key"),
+                "--tls-ca-cert-file", path("right.crt"), "--tls-auth-clients", "no", "--tls-cluster", "yes",
+                "--cluster-enabled", "yes", "--cluster-config-file", path("nodes.conf"), "--dir", dir.toString(),
+                "--save", "", "--appendonly", "no", "--protected-mode", "no"));
+        try {
+            redis = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+        } catch (IOException e) {
+            assumeThat(false).as("no redis-server on PATH: " + e.getMessage()).isTrue();
+        }
+        redis.waitFor(1, TimeUnit.SECONDS);
+        assumeThat(redis.isAlive()).as("redis-server without TLS support: " + Files.readString(dir.resolve("redis.log"))).isTrue();
+
+        // every slot on the one node, over TLS with the right CA
+        RedisURI uri = RedisURI.builder().withHost("127.0.0.1").withPort(port).withSsl(true).build();
+        RedisClient admin = RedisClient.create(uri);
+        admin.setOptions(ClientOptions.builder().sslOptions(SslOptions.builder().jdkSslProvider()
+                .trustManager(dir.resolve("right.crt").toFile()).build()).build());
+        try (StatefulRedisConnection<String, String> connection = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(admin::connect, c -> true)) {
+            connection.sync().clusterAddSlotsRange(io.lettuce.core.Range.create(0, 16383));
+            await().atMost(Duration.ofSeconds(30)).until(() -> connection.sync().clusterInfo().contains("cluster_state:ok"));
+        } finally {
+            admin.shutdown();
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (pod != null) {
+            pod.close();
+        }
+        if (redis != null) {
+            redis.destroyForcibly();
+        }
+    }
+
+    @Test
+    void connectsThroughTheBundleOnceItReloadsTheRightCaWithoutARestart() throws Exception {
+        Path ca = dir.resolve("bundle/ca.crt");
+        Files.createDirectories(ca.getParent());
+        Files.copy(dir.resolve("wrong.crt"), ca);
+        pod = new SpringApplicationBuilder(CheckServiceApplication.class).web(WebApplicationType.REACTIVE).run(
+                "--server.port=0",
+                "--management.server.port=0",
+                "--tollgate.grpc.port=0",
+                "--tollgate.rules.file=" + Path.of("src/test/resources/rules-test.yml").toAbsolutePath(),
+                "--tollgate.readiness.store-grace=0s",
+                "--spring.data.redis.cluster.nodes=127.0.0.1:" + port,
+                "--spring.data.redis.ssl.enabled=true",
+                "--spring.data.redis.ssl.bundle=redis",
+                "--spring.ssl.bundle.pem.redis.truststore.certificate=file:" + ca,
+                "--spring.ssl.bundle.pem.redis.reload-on-update=true",
+                "--spring.ssl.bundle.watch.file.quiet-period=200ms");
+        WebTestClient management = client(pod.getEnvironment().getProperty("local.management.port"));
+
+        // a certificate of a CA the bundle does not hold: no connection, however long it tries
+        Thread.sleep(3_000);
+        assertThat(connected(management)).as("TLS to a node whose CA is not in the bundle").isZero();
+
+        Path next = dir.resolve("bundle/ca.crt.next");
+        Files.copy(dir.resolve("right.crt"), next);
+        Files.move(next, ca, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() -> assertThat(connected(management)).as("the reloaded CA").isEqualTo(1));
+        client(pod.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"acct_tls\"}]}")
+                .exchange().expectStatus().isOk().expectBody()
+                .jsonPath("$.verdict").isEqualTo("allow")
+                .jsonPath("$.entries[0].fail_open").doesNotExist();
+    }
+
+    private static double connected(WebTestClient management) {
+        String scrape = management.get().uri("/actuator/prometheus").exchange().expectStatus().isOk()
+                .expectBody(String.class).returnResult().getResponseBody();
+        Matcher matcher = CONNECTED.matcher(scrape);
+        assertThat(matcher.find()).isTrue();
+        return Double.parseDouble(matcher.group(1));
+    }
+
+    /** Two CAs, and the node's certificate (for 127.0.0.1) signed by the "right" one, by keytool; the key as PEM for redis-server. */
+    private static void makeCertificates() throws Exception {
+        for (String ca : List.of("right", "wrong")) {
+            keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=tollgate-test-" + ca,
+                    "-ext", "bc:c", "-validity", "2", "-keystore", path(ca + ".p12"), "-storetype", "PKCS12", "-storepass", PASSWORD);
+            keytool("-exportcert", "-alias", "ca", "-keystore", path(ca + ".p12"), "-storepass", PASSWORD, "-rfc", "-file", path(ca + ".crt"));
+        }
+        keytool("-genkeypair", "-alias", "server", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=localhost", "-validity", "2",
+                "-keystore", path("server.p12"), "-storetype", "PKCS12", "-storepass", PASSWORD);
+        keytool("-certreq", "-alias", "server", "-keystore", path("server.p12"), "-storepass", PASSWORD, "-file", path("server.csr"));
+        keytool("-gencert", "-alias", "ca", "-keystore", path("right.p12"), "-storepass", PASSWORD, "-infile", path("server.csr"),
+                "-outfile", path("server.crt"), "-rfc", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2");
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (FileInputStream in = new FileInputStream(path("server.p12"))) {
+            store.load(in, PASSWORD.toCharArray());
+        }
+        PrivateKey key = (PrivateKey) store.getKey("server", PASSWORD.toCharArray());
+        Files.writeString(dir.resolve("server.key"), "-----BEGIN PRIVATE KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+    }
+
+    private static void keytool(String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor()).as("keytool %s: %s", arguments[0], output).isZero();
+    }
+
+    private static String path(String name) {
+        return dir.resolve(name).toString();
+    }
+
+    private static WebTestClient client(String port) {
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(30)).build();
+    }
+}
