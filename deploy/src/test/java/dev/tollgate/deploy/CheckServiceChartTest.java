@@ -160,12 +160,12 @@ class CheckServiceChartTest {
         Tree deployment = release.one("Deployment", NAME);
         Tree container = deployment.named("check-service", "spec", "template", "spec", "containers");
 
-        assertThat(container.named("TOLLGATE_RULES_CLIENT_CREDENTIALS_TOKEN_URI", "env").at("value").text()).isEqualTo("https://idp.example/token");
-        assertThat(container.named("TOLLGATE_RULES_CLIENT_CREDENTIALS_CLIENT_ID", "env").at("value").text()).isEqualTo("tollgate-pods");
-        assertThat(container.named("TOLLGATE_RULES_CLIENT_CREDENTIALS_SCOPE", "env").at("value").text()).isEqualTo("ratelimit:watch");
-        assertThat(container.named("TOLLGATE_RULES_CLIENT_CREDENTIALS_CLOCK_SKEW", "env").at("value").text()).isEqualTo("60s");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_TOKENURI", "env").at("value").text()).isEqualTo("https://idp.example/token");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTID", "env").at("value").text()).isEqualTo("tollgate-pods");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_SCOPE", "env").at("value").text()).isEqualTo("ratelimit:watch");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLOCKSKEW", "env").at("value").text()).isEqualTo("60s");
         // a mounted file, read for every token request: a rotated Secret reaches running pods
-        assertThat(container.named("TOLLGATE_RULES_CLIENT_CREDENTIALS_CLIENT_SECRET_FILE", "env").at("value").text())
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTSECRETFILE", "env").at("value").text())
                 .isEqualTo("/var/run/tollgate/watch-client/client-secret");
         assertThat(container.named("watch-client", "volumeMounts").at("mountPath").text()).isEqualTo("/var/run/tollgate/watch-client");
         assertThat(deployment.named("watch-client", "spec", "template", "spec", "volumes").at("secret", "secretName").text())
@@ -188,7 +188,7 @@ class CheckServiceChartTest {
 
         assertThat(deployment.named("watch-client", "spec", "template", "spec", "volumes").at("secret", "secretName").text()).isEqualTo("idp-client");
         assertThat(deployment.named("check-service", "spec", "template", "spec", "containers")
-                .named("TOLLGATE_RULES_CLIENT_CREDENTIALS_CLIENT_SECRET_FILE", "env").at("value").text())
+                .named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTSECRETFILE", "env").at("value").text())
                 .isEqualTo("/var/run/tollgate/watch-client/secret");
         assertThat(release.has("Secret", "tollgate-watch-client")).isFalse();
         assertThat(deployment.at("spec", "template", "metadata", "annotations", "checksum/watch-client-secret").exists()).isFalse();

@@ -12,7 +12,10 @@ import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
@@ -108,6 +111,21 @@ class CheckPropertiesTest {
         assertRefused(Map.of("tollgate.rules.retry.first", "5s", "tollgate.rules.retry.max", "1s"),
                 "tollgate.rules.retry.max must not be shorter than tollgate.rules.retry.first");
         assertRefused(Map.of("tollgate.rules.max-snapshot-size", "100B"), "tollgate.rules.max-snapshot-size must be between 1KB and 2GB");
+    }
+
+    @Test
+    void bindsClientCredentialsFromTheEnvironmentVariablesTheChartSets() {
+        Map<String, Object> env = Map.of("TOLLGATE_RULES_CLIENTCREDENTIALS_TOKENURI", "https://idp/token",
+                "TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTID", "pods", "TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTSECRETFILE", "/run/secret",
+                "TOLLGATE_RULES_CLIENTCREDENTIALS_CLOCKSKEW", "90s", "TOLLGATE_RULES_CLIENTCREDENTIALS_AUTHENTICATION", "client-secret-post");
+        Binder binder = new Binder(ConfigurationPropertySources.from(new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, env)));
+        CheckProperties.ClientCredentials credentials = binder.bindOrCreate("tollgate", Bindable.of(CheckProperties.class),
+                new ValidationBindHandler(new SpringValidatorAdapter(VALIDATION.getValidator()))).rules().clientCredentials();
+        assertThat(credentials.tokenUri()).hasToString("https://idp/token");
+        assertThat(credentials.clientId()).isEqualTo("pods");
+        assertThat(credentials.clientSecretFile()).isEqualTo("/run/secret");
+        assertThat(credentials.clockSkew()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(credentials.authentication()).isEqualTo(CheckProperties.ClientCredentials.Authentication.CLIENT_SECRET_POST);
     }
 
     @Test
