@@ -21,7 +21,8 @@ import java.util.Map;
  */
 public final class BenchMain {
 
-    static final String BUILD = "./mvnw -B -q -pl bench -am install -DskipTests";
+    // check-service too: scenario 8 runs its jar
+    static final String BUILD = "./mvnw -B -q -pl bench,check-service -am package -DskipTests";
     static final String RUN = "java -jar bench/target/tollgate-bench.jar";
 
     private static final List<String> LIMITS = List.of(

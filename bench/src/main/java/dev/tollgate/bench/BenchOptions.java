@@ -18,6 +18,7 @@ import java.util.Locale;
  * @param warmupSeconds  JIT warm-up before the first scenario, not reported
  * @param latencyRates   offered rates of scenario 5, checks per second
  * @param inFlight       checks in flight in scenario 6
+ * @param wire           what scenario 8 runs: check-service and the floor over real sockets
  */
 public record BenchOptions(
         List<Integer> scenarios,
@@ -29,9 +30,76 @@ public record BenchOptions(
         double warmupSeconds,
         List<Integer> latencyRates,
         int inFlight,
+        Wire wire,
         List<String> args) {
 
-    public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6, 7);
+    public static final List<Integer> ALL_SCENARIOS = List.of(1, 2, 3, 4, 5, 6, 7, 8);
+
+    /** The protocols scenario 8 speaks to the servers. */
+    public enum Protocol {
+        HTTP1("http1", "HTTP/1.1"), H2C("h2c", "h2c"), GRPC("grpc", "gRPC");
+
+        public final String option;
+        public final String label;
+
+        Protocol(String option, String label) {
+            this.option = option;
+            this.label = label;
+        }
+
+        static Protocol of(String option) {
+            for (Protocol protocol : values()) {
+                if (protocol.option.equalsIgnoreCase(option.trim())) {
+                    return protocol;
+                }
+            }
+            throw new IllegalArgumentException("--wire-protocols: http1, h2c or grpc, was " + option);
+        }
+    }
+
+    /**
+     * Scenario 8's options.
+     *
+     * @param rates       open-loop checks per second
+     * @param connections connections (HTTP/1.1: requests in flight at once) of every client, and checks in flight at saturation
+     * @param protocols   which protocols, in order
+     * @param jvmFlags    the JVM flags of both servers (check-service and the floor)
+     * @param podJar      check-service's executable jar; null: the built one under check-service/target
+     * @param basePort    the first of five loopback ports the servers take; 0: any free ones
+     * @param keys        about how many keys the traffic mix spreads over
+     * @param warmupSeconds closed-loop load on each server and protocol before the first step, so that the steps
+     *                    measure compiled code, not the JIT (time-scaled like every phase)
+     */
+    public record Wire(List<Integer> rates, int connections, List<Protocol> protocols, List<String> jvmFlags, Path podJar,
+                       int basePort, int keys, double warmupSeconds) {
+
+        public static final String DEFAULT_JVM = "-XX:MaxRAM=1g -XX:ActiveProcessorCount=2 -XX:InitialRAMPercentage=50.0 "
+                + "-XX:MaxRAMPercentage=70.0 -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+ExitOnOutOfMemoryError";
+
+        public Wire {
+            rates = List.copyOf(rates);
+            protocols = List.copyOf(protocols);
+            jvmFlags = List.copyOf(jvmFlags);
+            if (connections < 1) {
+                throw new IllegalArgumentException("--wire-connections must be at least 1, was " + connections);
+            }
+            if (rates.isEmpty() || rates.stream().anyMatch(rate -> rate < 1)) {
+                throw new IllegalArgumentException("--wire-rates: one or more positive rates, was " + rates);
+            }
+            if (protocols.isEmpty()) {
+                throw new IllegalArgumentException("--wire-protocols: at least one of http1, h2c, grpc");
+            }
+            if (basePort < 0 || basePort > 65_530) {
+                throw new IllegalArgumentException("--wire-base-port: 0 or a port up to 65530, was " + basePort);
+            }
+            if (keys < 100) {
+                throw new IllegalArgumentException("--wire-keys must be at least 100, was " + keys);
+            }
+            if (!(warmupSeconds >= 0)) {
+                throw new IllegalArgumentException("--wire-warmup-s must be 0 or more, was " + warmupSeconds);
+            }
+        }
+    }
 
     public BenchOptions {
         scenarios = List.copyOf(scenarios);
@@ -49,6 +117,7 @@ public record BenchOptions(
         if (inFlight < 1) {
             throw new IllegalArgumentException("--in-flight must be at least 1, was " + inFlight);
         }
+        java.util.Objects.requireNonNull(wire, "wire");
         latencyRates = List.copyOf(latencyRates);
         args = List.copyOf(args);
     }
@@ -67,6 +136,14 @@ public record BenchOptions(
         double warmup = 8;
         List<Integer> latencyRates = List.of(1000, 4000);
         int inFlight = 64;
+        List<Integer> wireRates = List.of(1000, 5000, 10000);
+        int wireConnections = 16;
+        List<Protocol> wireProtocols = List.of(Protocol.values());
+        String wireJvm = Wire.DEFAULT_JVM;
+        Path podJar = null;
+        int wireBasePort = 0;
+        int wireKeys = 1000;
+        double wireWarmup = 15;
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
@@ -84,17 +161,27 @@ public record BenchOptions(
                 case "warmup-s" -> warmup = Double.parseDouble(value);
                 case "latency-rates" -> latencyRates = ints(value);
                 case "in-flight" -> inFlight = Integer.parseInt(value);
+                case "wire-rates" -> wireRates = ints(value);
+                case "wire-connections" -> wireConnections = Integer.parseInt(value);
+                case "wire-protocols" -> wireProtocols = java.util.Arrays.stream(value.split(",")).filter(p -> !p.isBlank())
+                        .map(Protocol::of).toList();
+                case "wire-jvm" -> wireJvm = value;
+                case "wire-pod-jar" -> podJar = Path.of(value);
+                case "wire-base-port" -> wireBasePort = Integer.parseInt(value);
+                case "wire-keys" -> wireKeys = Integer.parseInt(value);
+                case "wire-warmup-s" -> wireWarmup = Double.parseDouble(value);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
             }
         }
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
-                latencyRates, inFlight, List.of(args));
+                latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
+                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup), List.of(args));
     }
 
     public static String usage() {
         return String.join("\n",
                 "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6,7 which scenarios (default all)",
+                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default all)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",
@@ -102,7 +189,16 @@ public record BenchOptions(
                 "  --command-timeout-ms=50   the store's per-command deadline",
                 "  --warmup-s=8              JIT warm-up before the first scenario",
                 "  --latency-rates=1000,4000 offered checks/s of scenario 5",
-                "  --in-flight=64            checks in flight in scenario 6");
+                "  --in-flight=64            checks in flight in scenario 6",
+                "  --wire-rates=1000,5000,10000 open-loop checks/s of scenario 8",
+                "  --wire-connections=16     connections per client (and checks in flight at saturation) in scenario 8",
+                "  --wire-protocols=http1,h2c,grpc  what scenario 8 speaks to the servers",
+                "  --wire-jvm='" + Wire.DEFAULT_JVM + "'",
+                "                            JVM flags of check-service and the floor in scenario 8",
+                "  --wire-pod-jar=PATH       check-service's jar (default: check-service/target/tollgate-check-service-*.jar)",
+                "  --wire-base-port=0        first of 5 loopback ports for scenario 8's servers (0: any free)",
+                "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses",
+                "  --wire-warmup-s=15        scenario 8's JIT warm-up of each server and protocol before the steps");
     }
 
     /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */

@@ -26,11 +26,11 @@ class BenchSmokeIT {
     void everyScenarioWritesItsTablesAndCharts() throws Exception {
         BenchOptions options = BenchOptions.parse(new String[] {
                 "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
-                "--latency-rates=1000", "--report=" + reportDir});
+                "--latency-rates=1000", "--wire-rates=1000", "--report=" + reportDir});
 
         BenchMain.Result result = BenchMain.run(options);
 
-        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
         assertThat(rows(result, 1, 0)).hasSize(4);
         assertThat(rows(result, 1, 1)).hasSize(3);
         assertThat(rows(result, 2, 0)).hasSize(4);
@@ -40,6 +40,10 @@ class BenchSmokeIT {
         assertThat(rows(result, 6, 0)).hasSize(5);
         assertThat(rows(result, 6, 1)).hasSize(5);
         assertThat(rows(result, 7, 0)).hasSize(4);
+        // saturation: floor and check-service over HTTP/1.1 and h2c, check-service over gRPC; the same at the one rate; two cold starts
+        assertThat(rows(result, 8, 0)).hasSize(5);
+        assertThat(rows(result, 8, 1)).hasSize(5);
+        assertThat(rows(result, 8, 2)).hasSize(2);
         for (Section section : result.sections()) {
             assertThat(section.method()).as("how scenario %d is measured", section.number()).isNotEmpty();
             assertThat(section.charts()).as("charts of scenario %d", section.number()).isNotEmpty();
@@ -53,13 +57,14 @@ class BenchSmokeIT {
 
         String readme = Files.readString(result.readme());
         assertThat(result.readme()).isEqualTo(reportDir.resolve("README.md"));
-        for (int number = 1; number <= 7; number++) {
+        for (int number = 1; number <= 8; number++) {
             assertThat(readme).contains("## " + number + ". ");
         }
         assertThat(readme)
                 .contains("| scenario | target | measured | met |")
                 .contains("java -jar bench/target/tollgate-bench.jar")
-                .contains("](report/s1-design-table.png)");
+                .contains("](report/s1-design-table.png)")
+                .contains("](report/s8-wire-p99.png)");
     }
 
     private static List<List<String>> rows(BenchMain.Result result, int scenario, int table) {

@@ -41,8 +41,13 @@ abstract class ServiceTestBase {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
+        properties(registry, DATABASE);
+    }
+
+    /** This context's settings on {@code database}: for a test that needs a store of its own. */
+    static void properties(DynamicPropertyRegistry registry, String database) {
         Postgres postgres = Postgres.shared();
-        registry.add("spring.datasource.url", () -> DATABASE);
+        registry.add("spring.datasource.url", () -> database);
         registry.add("spring.datasource.username", postgres::username);
         registry.add("spring.datasource.password", postgres::password);
         TestTokens.trustThroughIssuer(registry);

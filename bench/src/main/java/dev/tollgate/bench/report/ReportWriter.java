@@ -31,9 +31,10 @@ public final class ReportWriter {
                 + "a fixed window on the same cluster. `./mvnw verify` runs only `BenchSmokeIT`, which runs every scenario for "
                 + "about a second at tiny load and checks the report's structure.\n\n");
         out.append("## How this report was produced\n\n```\n").append(command).append("\n```\n\n");
-        out.append("Options (all `--name=value`): `--scenarios=1,2,3,4,5,6,7`, `--time-scale=1` (multiplies every phase), "
+        out.append("Options (all `--name=value`): `--scenarios=1,2,3,4,5,6,7,8`, `--time-scale=1` (multiplies every phase), "
                 + "`--load-scale=1` (multiplies every offered rate), `--repeats=3` (scenarios 5 and 6), `--report=bench`, "
-                + "`--command-timeout-ms=50`, `--warmup-s=8`, `--latency-rates=1000,4000`, `--in-flight=64`. "
+                + "`--command-timeout-ms=50`, `--warmup-s=8`, `--latency-rates=1000,4000`, `--in-flight=64`; scenario 8: `--wire-rates=1000,5000,10000`, `--wire-connections=16`, "
+                + "`--wire-protocols=http1,h2c,grpc`, `--wire-jvm=<flags>`, `--wire-pod-jar=<jar>`, `--wire-base-port=0`, `--wire-keys=1000`, `--wire-warmup-s=15`. "
                 + "Run it when no build is running: the load generator, the engines and the three Redis servers share the "
                 + "machine's cores.\n\n");
         out.append("## This run\n\n");

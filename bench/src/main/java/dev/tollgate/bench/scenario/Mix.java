@@ -113,13 +113,28 @@ final class Mix {
      *                         so each check is two script calls whose verdicts can differ
      */
     Mix(Bench bench, Routing routing, double rate, int pods, boolean routeOnItsOwnKey) {
+        this(bench, routing, rate, pods, routeOnItsOwnKey, 1);
+    }
+
+    /**
+     * The mix spread over about {@code keys} keys: the clients under their limit are multiplied (so each sends
+     * that much less), the over-limit clients stay as few as they are, so that they stay over their limit at
+     * any rate. Every check on a random pod; for a load that goes to one server (scenario 8).
+     */
+    static Mix overKeys(Bench bench, int keys) {
+        int underLimit = Kind.ENTERPRISE.keys + Kind.GROWTH.keys + Kind.FREE.keys;
+        int scale = Math.max(1, Math.round((float) (keys - Kind.OVER.keys) / underLimit));
+        return new Mix(bench, Routing.SPREAD, NOMINAL_RATE, 1, false, scale);
+    }
+
+    private Mix(Bench bench, Routing routing, double rate, int pods, boolean routeOnItsOwnKey, int keyScale) {
         String run = bench.key("");
         Rendezvous ring = Rendezvous.of(podAddresses(pods));
         double sum = 0;
         for (Kind kind : Kind.values()) {
             int connections = connections(kind, rate, pods);
-            Client[] forKind = new Client[kind.keys];
-            for (int i = 0; i < kind.keys; i++) {
+            Client[] forKind = new Client[kind == Kind.OVER ? kind.keys : kind.keys * keyScale];
+            for (int i = 0; i < forKind.length; i++) {
                 String key = kind.prefix() + "_" + i + run;
                 CheckRequest request = new CheckRequest(Bench.DOMAIN, List.of(
                         CheckEntry.of(kind.plan.id(), key, 1), CheckEntry.of(Plans.ROUTE.id(), routeOnItsOwnKey ? key + ".route" : key, 1)));
@@ -157,6 +172,15 @@ final class Mix {
         }
         Collections.shuffle(all);
         return all.subList(0, count).stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Every client of the mix, each once. */
+    List<Client> clients() {
+        List<Client> all = new ArrayList<>();
+        for (Client[] forKind : clients) {
+            all.addAll(List.of(forKind));
+        }
+        return all;
     }
 
     Kind pickKind() {

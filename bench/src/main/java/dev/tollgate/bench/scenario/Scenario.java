@@ -17,7 +17,8 @@ public interface Scenario {
 
     static List<Scenario> all() {
         return List.of(new DesignTableScenario(), new HotKeyScenario(), new TrafficMixScenario(),
-                new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario());
+                new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario(),
+                new WireScenario());
     }
 
     /**

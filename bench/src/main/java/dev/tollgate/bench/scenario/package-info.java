@@ -1,5 +1,6 @@
 /**
- * The six scenarios of the report, each running every contender side by side in one run: the design's
- * per-pod table, the hot key, the traffic mix, overshoot near the limit, open-loop latency, and the peers.
+ * The scenarios of the report, each running every contender side by side in one run: the design's per-pod
+ * table, the hot key, the traffic mix, overshoot near the limit, open-loop latency, the peers, refunds, and
+ * check-service over real sockets against a bare server (the floor).
  */
 package dev.tollgate.bench.scenario;

@@ -18,7 +18,7 @@ import java.util.OptionalLong;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The transport of the watch feed ({@code GET /v1/watch?since=N} on rules-service): one long poll, its
+ * The transport of the watch feed ({@code GET /v1/watch?since=N&region=X} on rules-service): one long poll, its
  * status and its body, gunzipped and bounded; what the body means is {@link RulesWatcher}'s business.
  *
  * <p>On Spring Boot's {@link RestClient.Builder}, so that a poll is an {@code http.client.requests}
@@ -88,17 +88,18 @@ public final class RulesFeed {
     }
 
     /**
-     * One long poll from the revision the pod holds (none: the whole snapshot at once).
+     * One long poll from the revision the pod holds (none: the whole snapshot at once), for the changes
+     * that concern {@code region}: its own budget rows only.
      *
      * @throws SnapshotTooLarge when the body is over the size a pod reads
      * @throws IOException      when rules-service cannot be reached or the answer cannot be read
      */
-    public Answer poll(OptionalLong since) throws IOException {
+    public Answer poll(OptionalLong since, String region) throws IOException {
         String bearer = token.current();
         RestClient.RequestHeadersSpec<?> request = since.isPresent()
                 // a template, not a built URI: the observation's uri tag stays one series whatever the revision
-                ? http.get().uri("/v1/watch?since={since}", since.getAsLong())
-                : http.get().uri("/v1/watch");
+                ? http.get().uri("/v1/watch?region={region}&since={since}", region, since.getAsLong())
+                : http.get().uri("/v1/watch?region={region}", region);
         request.accept(MediaType.APPLICATION_JSON).header(HttpHeaders.ACCEPT_ENCODING, "gzip");
         if (bearer != null) {
             request.header(HttpHeaders.AUTHORIZATION, "Bearer " + bearer);

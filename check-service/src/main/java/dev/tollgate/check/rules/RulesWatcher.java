@@ -1,6 +1,8 @@
 package dev.tollgate.check.rules;
 
 import dev.tollgate.check.envoy.DescriptorBook;
+import dev.tollgate.common.rule.DeltaMerge;
+import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
@@ -18,6 +20,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -25,12 +28,15 @@ import java.util.SplittableRandom;
 
 /**
  * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed ({@link RulesFeed})
- * from the last revision it holds, checks every snapshot with the shared validator, and applies a good one
- * at once. A failed poll is tried again after a jittered, capped backoff ({@link Backoff}).
+ * from the last revision it holds, naming its region, and gets the changes since (or a snapshot, see
+ * {@link RuleChanges}). It applies them to the snapshot it holds ({@link DeltaMerge}), checks the result
+ * with the shared validator exactly as it checks a snapshot, and swaps a good one in at once, whole. A
+ * failed poll is tried again after a jittered, capped backoff ({@link Backoff}).
  *
  * <p>A rules outage never blocks traffic: the pod goes on with its last good snapshot, which is also
  * saved to local disk so that a pod restarted while rules-service is down still enforces its rules.
- * A snapshot that fails validation is refused whole and counted; the pod keeps the one before it.
+ * A snapshot or delta that fails validation is refused whole and counted; the pod keeps the one before
+ * it, and asks for a whole snapshot next, in case what it holds is what went wrong.
  */
 public final class RulesWatcher implements AutoCloseable {
 
@@ -43,6 +49,12 @@ public final class RulesWatcher implements AutoCloseable {
     private final DescriptorBook descriptors;
     private final JsonMapper json;
     private final RuleValidator validator = new RuleValidator();
+    /** The pod's clock, as the rule book's: a merged snapshot holds the overrides active by it. */
+    private final Clock clock = Clock.systemUTC();
+    /** The snapshot in force, which a delta applies to; only the watch thread (and the constructor) touch it. */
+    private RuleSnapshot held;
+    /** Whether the next watch asks for a whole snapshot: after a refused answer, in case what the pod holds is what is wrong. */
+    private boolean resync;
     private final Counter rejected;
     private final Counter errors;
     private final Counter refused;
@@ -139,10 +151,10 @@ public final class RulesWatcher implements AutoCloseable {
 
     /** One long poll: apply what it brings, or nothing when the feed timed out with no change (304). */
     void pollOnce() throws IOException {
-        OptionalLong since = rules.revision();
+        OptionalLong since = resync ? OptionalLong.empty() : rules.revision();
         RulesFeed.Answer answer;
         try {
-            answer = feed.poll(since);
+            answer = feed.poll(since, rules.region());
         } catch (RulesFeed.SnapshotTooLarge e) {
             rejected.increment();
             log.error("refusing a rules snapshot: {}; still enforcing {}", e.getMessage(), inForce());
@@ -179,16 +191,30 @@ public final class RulesWatcher implements AutoCloseable {
         byte[] body = answer.body();
         RuleSnapshot snapshot;
         try {
-            snapshot = json.readValue(body, RuleSnapshot.class);
+            // a delta, a snapshot, or an older rules-service's bare snapshot, which reads as one
+            snapshot = DeltaMerge.apply(held, json.readValue(body, RuleChanges.class), clock.instant());
         } catch (JacksonException e) {
             // e.g. a rule without its algorithm's numbers: refused and counted as one that fails validation
-            rejected.increment();
-            log.error("refusing an unreadable rules snapshot: {}; still enforcing {}", e.getOriginalMessage(), inForce());
-            throw e;
+            throw refused(e.getOriginalMessage(), e);
+        } catch (DeltaMerge.Mismatch e) {
+            throw refused(e.getMessage(), e);
         }
-        if ((since.isEmpty() || snapshot.revision() != since.getAsLong()) && accept(snapshot, "revision " + snapshot.revision())) {
-            save(body);
+        if (since.isPresent() && snapshot.revision() == since.getAsLong()) {
+            return;
         }
+        if (!accept(snapshot, "revision " + snapshot.revision())) {
+            resync = true;
+            throw new IOException("refused rules revision " + snapshot.revision());
+        }
+        resync = false;
+        save(json.writeValueAsBytes(snapshot));
+    }
+
+    private IOException refused(String why, RuntimeException cause) {
+        rejected.increment();
+        resync = true;
+        log.error("refusing an unusable rules answer: {}; still enforcing {}", why, inForce());
+        return new IOException("refused the watch answer: " + why, cause);
     }
 
     private boolean accept(RuleSnapshot snapshot, String what) {
@@ -200,6 +226,7 @@ public final class RulesWatcher implements AutoCloseable {
         }
         rules.apply(snapshot);
         descriptors.apply(snapshot.descriptorDomains());
+        held = snapshot;
         log.info("enforcing rules {} ({} rules, {} overrides, {} budgets, {} descriptor domains)", what,
                 snapshot.rules().size(), snapshot.overrides().size(), snapshot.regionBudgets().size(), snapshot.descriptorDomains().size());
         return true;

@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * A protocol peer for the watch feed (rules-service's {@code GET /v1/watch}): answers at once when its
- * revision differs from {@code since}, else 304 after a short wait. The real rules-service is exercised
+ * A protocol peer for the watch feed (rules-service's {@code GET /v1/watch}): answers what was published
+ * (a bare snapshot as an older rules-service sends, or a delta or snapshot of the delta feed) at once when
+ * its revision differs from {@code since}, else 304 after a short wait. The real rules-service is exercised
  * end to end in dev-stack; here the test controls exactly which snapshot a pod is offered.
  */
 public final class FakeWatchFeed implements AutoCloseable {
@@ -23,6 +24,7 @@ public final class FakeWatchFeed implements AutoCloseable {
     private final AtomicReference<String> snapshot = new AtomicReference<>();
     private final AtomicInteger revision = new AtomicInteger(-1);
     private volatile String lastAuthorization;
+    private volatile String lastQuery;
     private volatile String requiredToken;
     private volatile boolean gzipped;
     private volatile boolean plain;
@@ -44,6 +46,11 @@ public final class FakeWatchFeed implements AutoCloseable {
 
     String lastAuthorization() {
         return lastAuthorization;
+    }
+
+    /** The query string of the last watch call, e.g. {@code region=us-east&since=3}. */
+    String lastQuery() {
+        return lastQuery;
     }
 
     /** Whether a snapshot went out gzipped (the pod asked for it). */
@@ -68,8 +75,13 @@ public final class FakeWatchFeed implements AutoCloseable {
             exchange.close();
             return;
         }
-        String query = exchange.getRequestURI().getQuery();
-        long since = query != null && query.startsWith("since=") ? Long.parseLong(query.substring(6)) : -1;
+        lastQuery = exchange.getRequestURI().getQuery();
+        long since = -1;
+        for (String parameter : lastQuery == null ? new String[0] : lastQuery.split("&")) {
+            if (parameter.startsWith("since=")) {
+                since = Long.parseLong(parameter.substring(6));
+            }
+        }
         long deadline = System.currentTimeMillis() + 500;
         while (revision.get() == since || revision.get() < 0) {
             if (System.currentTimeMillis() > deadline) {

@@ -28,15 +28,17 @@ class RulesFeedIT {
             feed.publish(3, SNAPSHOT);
             RulesFeed transport = feed(feed.url(), WatchToken.fixed("watch-token"), 1 << 20, RestClient.builder());
 
-            RulesFeed.Answer first = transport.poll(OptionalLong.empty());
+            RulesFeed.Answer first = transport.poll(OptionalLong.empty(), "us-east");
             assertThat(first.status()).isEqualTo(200);
             assertThat(new String(first.body(), StandardCharsets.UTF_8)).isEqualTo(SNAPSHOT);
             assertThat(feed.gzipped()).as("asked for gzip and read it").isTrue();
             assertThat(feed.lastAuthorization()).isEqualTo("Bearer watch-token");
+            assertThat(feed.lastQuery()).isEqualTo("region=us-east");
 
-            RulesFeed.Answer unchanged = transport.poll(OptionalLong.of(3));
+            RulesFeed.Answer unchanged = transport.poll(OptionalLong.of(3), "us-east");
             assertThat(unchanged.status()).isEqualTo(304);
             assertThat(unchanged.body()).isEmpty();
+            assertThat(feed.lastQuery()).isEqualTo("region=us-east&since=3");
         }
     }
 
@@ -46,7 +48,7 @@ class RulesFeedIT {
             feed.sendPlain();
             feed.publish(1, SNAPSHOT.replace("\"rules\"", " ".repeat(4096) + "\"rules\""));
             RulesFeed transport = feed(feed.url(), WatchToken.NONE, 1024, RestClient.builder());
-            assertThatThrownBy(() -> transport.poll(OptionalLong.empty()))
+            assertThatThrownBy(() -> transport.poll(OptionalLong.empty(), "us-east"))
                     .isInstanceOf(RulesFeed.SnapshotTooLarge.class).hasMessageContaining("1024 bytes as sent");
         }
     }
@@ -59,9 +61,9 @@ class RulesFeedIT {
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
             feed.publish(3, SNAPSHOT);
             RulesFeed transport = feed(feed.url(), WatchToken.NONE, 1 << 20, RestClient.builder().observationRegistry(observations));
-            transport.poll(OptionalLong.of(1));
-            transport.poll(OptionalLong.of(2));
-            assertThat(meters.get("http.client.requests").tag("uri", "/v1/watch?since={since}").tag("status", "200").timer().count())
+            transport.poll(OptionalLong.of(1), "us-east");
+            transport.poll(OptionalLong.of(2), "us-east");
+            assertThat(meters.get("http.client.requests").tag("uri", "/v1/watch?region={region}&since={since}").tag("status", "200").timer().count())
                     .isEqualTo(2);
         }
     }
@@ -73,7 +75,7 @@ class RulesFeedIT {
             closed = socket.getLocalPort();
         }
         RulesFeed transport = feed("http://127.0.0.1:" + closed, WatchToken.NONE, 1024, RestClient.builder());
-        assertThatThrownBy(() -> transport.poll(OptionalLong.empty())).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> transport.poll(OptionalLong.empty(), "us-east")).isInstanceOf(IOException.class);
     }
 
     private static RulesFeed feed(String url, WatchToken token, long maxBytes, RestClient.Builder builder) {

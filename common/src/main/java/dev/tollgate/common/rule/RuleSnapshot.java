@@ -6,15 +6,16 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Everything a pod enforces, as of one store revision: the body of rules-service's watch feed
- * ({@code GET /v1/watch}). It is always whole, never a delta, so a pod replaces its snapshot in one
- * step and can never apply half a change. {@code overrides} holds the overrides that were active when
+ * Everything a pod enforces, as of one store revision: what it holds, saves to disk, and swaps in
+ * whole, so it can never apply half a change. The watch feed sends one whole ({@link RuleChanges}
+ * of kind snapshot, or bare to a pod that names no region) or the changes to one ({@link DeltaMerge}). {@code overrides} holds the overrides that were active when
  * the snapshot was served; a pod still drops each one at its {@code expires_at} by its own clock.
  *
  * @param revision      the store revision: pass it back as {@code since} to wait for the next change
  * @param rules         every rule, in every mode, ordered by id
  * @param overrides     the active account overrides
- * @param regionBudgets every region's share of every budgeted key; a pod applies its own region's
+ * @param regionBudgets the shares of the budgeted keys, of the pod's region (every region's in a bare
+ *                      snapshot); a pod applies its own region's
  * @param descriptorDomains how Envoy's descriptors map to the rules, per domain, ordered by domain
  */
 public record RuleSnapshot(long revision, List<Rule> rules, List<AccountOverride> overrides, List<RegionBudget> regionBudgets,

@@ -85,6 +85,11 @@ public final class SnapshotRuleBook implements RuleBook {
         current = new Compiled(OptionalLong.of(snapshot.revision()), Map.copyOf(rules), Map.copyOf(overrides), Map.copyOf(shares));
     }
 
+    /** The region whose budget shares this book applies: the one a pod asks the watch feed for. */
+    public String region() {
+        return region;
+    }
+
     /** The revision of the snapshot in force; empty before the first one. */
     public OptionalLong revision() {
         return current.revision();

@@ -2,6 +2,7 @@ package dev.tollgate.rules.metrics;
 
 import dev.tollgate.rules.store.StoreChanged;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.stereotype.Component;
@@ -19,6 +20,8 @@ public class RulesMetrics {
     public static final String WATCH_WAITERS = "tollgate.rules.watch.waiters";
     public static final String WATCH_REVISION = "tollgate.rules.watch.revision";
     public static final String WATCH_POLL_FAILURES = "tollgate.rules.watch.poll.failures";
+    public static final String WATCH_ANSWER_BYTES = "tollgate.rules.watch.answer.bytes";
+    public static final String WATCH_ANSWERS_OVER_CAP = "tollgate.rules.watch.answers.over.cap";
     public static final String USAGE_READS = "tollgate.rules.usage.reads";
 
     private final MeterRegistry registry;
@@ -47,6 +50,19 @@ public class RulesMetrics {
 
     public void pollFailed() {
         pollFailures.increment();
+    }
+
+    /** One watch answer sent, by kind (delta, snapshot, legacy: an older pod's bare snapshot), as JSON before compression. */
+    public void watchAnswerSent(String kind, int bytes) {
+        DistributionSummary.builder(WATCH_ANSWER_BYTES).baseUnit("bytes")
+                .description("Watch answers sent to pods, as JSON before compression")
+                .tag("kind", kind).register(registry).record(bytes);
+    }
+
+    /** An answer not built for being past tollgate.watch.max-answer-size (a delta then becomes a snapshot). */
+    public void watchAnswerOverCap(String kind) {
+        Counter.builder(WATCH_ANSWERS_OVER_CAP).description("Watch answers past tollgate.watch.max-answer-size, by kind")
+                .tag("kind", kind).register(registry).increment();
     }
 
     /** One usage read of the counter store, by outcome (ok, unavailable). */

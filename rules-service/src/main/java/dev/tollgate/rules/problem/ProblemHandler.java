@@ -82,6 +82,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return respond(problem);
     }
 
+    @ExceptionHandler(AnswerTooLargeException.class)
+    ResponseEntity<ProblemDetail> answerTooLarge(AnswerTooLargeException e) {
+        log.error("refused to build a watch answer: {}", e.getMessage());
+        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.ANSWER_TOO_LARGE, e.getMessage());
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "30").body(problem);
+    }
+
     @ExceptionHandler({DataAccessException.class, TransactionException.class})
     ResponseEntity<ProblemDetail> rulesStoreFailure(RuntimeException e) {
         if (StoreFailures.isUnstorableValue(e)) {

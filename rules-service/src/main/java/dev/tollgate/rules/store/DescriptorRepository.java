@@ -43,6 +43,14 @@ public class DescriptorRepository {
                 .list();
     }
 
+    /** The domains whose mappings were created or changed after {@code revision}. */
+    public List<DescriptorDomain> changedSince(long revision) {
+        return jdbc.sql("SELECT domain, descriptors::text AS descriptors, version FROM descriptor_domains WHERE revision > ? ORDER BY domain")
+                .param(revision)
+                .query(domain)
+                .list();
+    }
+
     public void insert(DescriptorDomain mapping) {
         jdbc.sql("INSERT INTO descriptor_domains (domain, descriptors, version) VALUES (?, CAST(? AS jsonb), ?)")
                 .params(mapping.domain(), json.writeValueAsString(mapping.descriptors()), mapping.version())

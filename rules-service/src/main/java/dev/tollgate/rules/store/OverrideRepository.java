@@ -54,6 +54,14 @@ public class OverrideRepository {
                 .list();
     }
 
+    /** The overrides created or changed after {@code revision}, expired or not. */
+    public List<AccountOverride> changedSince(long revision) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM overrides WHERE revision > ? ORDER BY account_id, rule_id")
+                .param(revision)
+                .query(OVERRIDE)
+                .list();
+    }
+
     public void upsert(AccountOverride override) {
         jdbc.sql("INSERT INTO overrides (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
                         + " ON CONFLICT (account_id, rule_id) DO UPDATE SET rate_per_s = EXCLUDED.rate_per_s,"

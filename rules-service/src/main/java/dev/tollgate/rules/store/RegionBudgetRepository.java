@@ -24,9 +24,23 @@ public class RegionBudgetRepository {
         this.jdbc = jdbc;
     }
 
-    public List<RegionBudget> findAll() {
+    /** Every budget row of {@code region} (of every region when null). */
+    public List<RegionBudget> findAll(String region) {
         return jdbc.sql("SELECT rule_id, limit_key, region, share, updated_at FROM region_budgets"
-                        + " ORDER BY rule_id, limit_key, region")
+                        + " WHERE (CAST(:region AS text) IS NULL OR region = :region) ORDER BY rule_id, limit_key, region")
+                .param("region", region)
+                .query(BUDGET)
+                .list();
+    }
+
+    /**
+     * The rows of {@code region} written after {@code revision}: one range of the (region, revision) index,
+     * so a pod's delta costs the rows that changed, not the table.
+     */
+    public List<RegionBudget> changedSince(String region, long revision) {
+        return jdbc.sql("SELECT rule_id, limit_key, region, share, updated_at FROM region_budgets"
+                        + " WHERE region = ? AND revision > ? ORDER BY rule_id, limit_key")
+                .params(region, revision)
                 .query(BUDGET)
                 .list();
     }

@@ -59,6 +59,11 @@ public class RuleRepository {
         return jdbc.sql("SELECT " + COLUMNS + " FROM rules WHERE domain = ? ORDER BY rule_id").param(domain).query(RULE).list();
     }
 
+    /** The rules created or changed after {@code revision} (V3 stamps each row with its last change's). */
+    public List<Rule> changedSince(long revision) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM rules WHERE revision > ? ORDER BY rule_id").param(revision).query(RULE).list();
+    }
+
     public void insert(Rule rule) {
         jdbc.sql("INSERT INTO rules (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(values(rule))

@@ -1,14 +1,15 @@
 package dev.tollgate.rules.watch;
 
-import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.rules.metrics.RulesMetrics;
 import dev.tollgate.rules.store.StoreChanged;
+import dev.tollgate.rules.store.WatchTombstones;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.CacheControl;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.event.TransactionPhase;
@@ -26,12 +27,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Holds the watch requests that are waiting and the latest snapshot, and wakes the waiters when the
- * store revision moves. A waiter is released when the revision differs from its {@code since}: higher
- * is the normal case, lower means the store was restored from an older copy and the pod must follow.
+ * Holds the watch requests that are waiting and wakes them when the store revision moves. A waiter is
+ * released when the revision differs from its {@code since}: higher is the normal case, lower means the
+ * store was restored from an older copy and the pod must follow (it is sent a snapshot).
  *
- * <p>A waiter registers first and checks the cached snapshot second, while the poller caches first
- * and scans waiters second, so a change can never slip between the two.
+ * <p>A waiter registers first and reads the revision served second, while the poller sets that revision
+ * first and scans waiters second, so a change can never slip between the two. The poller reads only the
+ * revision; what a waiter is sent is built by {@link FeedAnswers}, once per question.
  */
 @Component
 class RevisionWatcher implements SmartLifecycle {
@@ -39,42 +41,57 @@ class RevisionWatcher implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(RevisionWatcher.class);
 
     private final SnapshotReader reader;
+    private final FeedAnswers answers;
+    private final WatchTombstones tombstones;
     private final WatchProperties properties;
     private final Clock clock;
     private final RulesMetrics metrics;
     private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
-    private final Object loading = new Object();
 
-    private volatile RuleSnapshot latest;
+    /** The store revision the poller read last; -1 before its first read. */
+    private volatile long served = -1;
     private volatile boolean storeReachable = true;
     private volatile ScheduledExecutorService poller;
 
-    RevisionWatcher(SnapshotReader reader, WatchProperties properties, Clock clock, RulesMetrics metrics) {
+    RevisionWatcher(SnapshotReader reader, FeedAnswers answers, WatchTombstones tombstones, WatchProperties properties, Clock clock,
+                    RulesMetrics metrics) {
         this.reader = reader;
+        this.answers = answers;
+        this.tombstones = tombstones;
         this.properties = properties;
         this.clock = clock;
         this.metrics = metrics;
-        metrics.watchers(waiters::size, () -> latest == null ? -1 : latest.revision());
+        metrics.watchers(waiters::size, () -> served);
     }
 
-    private static final class Waiter {
-        final long since;
-        final DeferredResult<ResponseEntity<RuleSnapshot>> result;
+    private record Waiter(long since, FeedAnswers.Question question, DeferredResult<ResponseEntity<byte[]>> result) {
 
-        Waiter(long since, DeferredResult<ResponseEntity<RuleSnapshot>> result) {
-            this.since = since;
-            this.result = result;
+        @Override
+        public boolean equals(Object other) {
+            return this == other;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
         }
     }
 
-    /** Answers at once when there is no {@code since} or the store has moved past it, else when it does or at the timeout. */
-    DeferredResult<ResponseEntity<RuleSnapshot>> watch(Long since) {
-        DeferredResult<ResponseEntity<RuleSnapshot>> result = new DeferredResult<>(properties.timeout().toMillis());
+    /**
+     * Answers at once when there is no {@code since} or the store has moved past it, else when it does or
+     * at the timeout.
+     *
+     * @param region the pod's region: it is sent a delta (or its region's snapshot); none for an older pod,
+     *               which is sent the whole snapshot of every region, as before
+     */
+    DeferredResult<ResponseEntity<byte[]>> watch(Long since, String region) {
+        DeferredResult<ResponseEntity<byte[]>> result = new DeferredResult<>(properties.timeout().toMillis());
         if (since == null) {
-            result.setResult(snapshotResponse(current()));
+            // one cheap revision read, so a caller sees a change it has just made
+            result.setResult(respond(answers.answer(FeedAnswers.Question.of(null, region), reader.revision())));
             return result;
         }
-        Waiter waiter = new Waiter(since, result);
+        Waiter waiter = new Waiter(since, FeedAnswers.Question.of(since, region), result);
         result.onTimeout(() -> {
             waiters.remove(waiter);
             if (storeReachable) {
@@ -85,11 +102,11 @@ class RevisionWatcher implements SmartLifecycle {
         });
         result.onCompletion(() -> waiters.remove(waiter));
         waiters.add(waiter);
-        RuleSnapshot snapshot = latest;
-        if (snapshot == null) {
+        long revision = served;
+        if (revision < 0) {
             poke();
-        } else if (since < snapshot.revision()) {
-            result.setResult(snapshotResponse(snapshot));
+        } else if (since < revision) {
+            release(waiter, revision);
         }
         return result;
     }
@@ -98,7 +115,7 @@ class RevisionWatcher implements SmartLifecycle {
     Map<Long, Integer> waitingBySince() {
         Map<Long, Integer> bySince = new TreeMap<>();
         for (Waiter waiter : waiters) {
-            bySince.merge(waiter.since, 1, Integer::sum);
+            bySince.merge(waiter.since(), 1, Integer::sum);
         }
         return bySince;
     }
@@ -123,48 +140,47 @@ class RevisionWatcher implements SmartLifecycle {
     void poll() {
         try {
             long revision = reader.revision();
-            RuleSnapshot snapshot = latest;
-            if (snapshot == null || snapshot.revision() != revision) {
-                snapshot = load();
+            if (revision != served) {
+                served = revision;
+                answers.forgetBefore(revision);
             }
             if (!storeReachable) {
-                log.info("rules store reachable again at revision {}", snapshot.revision());
+                log.info("rules store reachable again at revision {}", revision);
                 storeReachable = true;
             }
             for (Waiter waiter : waiters) {
-                if (waiter.since != snapshot.revision()) {
-                    waiter.result.setResult(snapshotResponse(snapshot));
+                if (waiter.since() != revision) {
+                    release(waiter, revision);
                 }
             }
         } catch (RuntimeException e) {
             metrics.pollFailed();
             if (storeReachable) {
-                log.warn("cannot read the store revision; watchers keep waiting: {}", e.getMessage());
+                log.warn("cannot read the rules store; watchers keep waiting: {}", e.getMessage());
                 storeReachable = false;
             }
         }
     }
 
-    /** The snapshot as of now: one cheap revision read, so a caller sees a change it has just made. */
-    private RuleSnapshot current() {
-        RuleSnapshot snapshot = latest;
-        return snapshot != null && snapshot.revision() == reader.revision() ? snapshot : load();
-    }
-
-    private RuleSnapshot load() {
-        synchronized (loading) {
-            RuleSnapshot snapshot = reader.read();
-            latest = snapshot;
-            return snapshot;
+    private void release(Waiter waiter, long revision) {
+        FeedAnswers.Answer answer = answers.answer(waiter.question(), revision);
+        if (answer.refusal() != null) {
+            waiter.result().setErrorResult(answer.refusal());
+        } else {
+            waiter.result().setResult(respond(answer));
         }
     }
 
-    /** Overrides that expired since the snapshot was read are dropped here, so the feed only carries active ones. */
-    private ResponseEntity<RuleSnapshot> snapshotResponse(RuleSnapshot snapshot) {
+    private ResponseEntity<byte[]> respond(FeedAnswers.Answer answer) {
+        if (answer.refusal() != null) {
+            throw answer.refusal();
+        }
+        metrics.watchAnswerSent(answer.kind(), answer.body().length);
         return ResponseEntity.ok()
-                .eTag(etag(snapshot.revision()))
+                .eTag(etag(answer.revision()))
                 .cacheControl(CacheControl.noStore())
-                .body(snapshot.activeAt(clock.instant()));
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(answer.body());
     }
 
     /**
@@ -173,6 +189,16 @@ class RevisionWatcher implements SmartLifecycle {
      */
     private static String etag(long revision) {
         return "W/\"" + revision + "\"";
+    }
+
+    /** Forgets deletions older than tollgate.watch.keep; every instance does, and the second finds nothing left. */
+    private void prune() {
+        try {
+            long oldest = tombstones.prune(clock.instant().minus(properties.keep()));
+            log.debug("watch feed answers deltas from revision {}", oldest);
+        } catch (RuntimeException e) {
+            log.debug("pruning the watch feed's tombstones failed, next time then: {}", e.toString());
+        }
     }
 
     @Override
@@ -184,6 +210,8 @@ class RevisionWatcher implements SmartLifecycle {
         });
         long period = properties.poll().toMillis();
         executor.scheduleWithFixedDelay(this::poll, 0, Math.max(1, period), TimeUnit.MILLISECONDS);
+        long pruneEvery = properties.pruneEvery().toMillis();
+        executor.scheduleWithFixedDelay(this::prune, pruneEvery, pruneEvery, TimeUnit.MILLISECONDS);
         poller = executor;
     }
 
@@ -196,7 +224,7 @@ class RevisionWatcher implements SmartLifecycle {
             executor.shutdownNow();
         }
         for (Waiter waiter : waiters) {
-            waiter.result.setResult(ResponseEntity.status(HttpStatus.NOT_MODIFIED).eTag(etag(waiter.since)).build());
+            waiter.result().setResult(ResponseEntity.status(HttpStatus.NOT_MODIFIED).eTag(etag(waiter.since())).build());
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.tollgate.rules.watch;
 
+import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.rules.store.ChangeLog;
 import dev.tollgate.rules.store.DescriptorRepository;
 import dev.tollgate.rules.store.OverrideRepository;
 import dev.tollgate.rules.store.RegionBudgetRepository;
 import dev.tollgate.rules.store.RuleRepository;
+import dev.tollgate.rules.store.WatchTombstones;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -14,9 +16,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 import java.time.Clock;
 
 /**
- * Reads the whole snapshot in one REPEATABLE READ transaction: the revision and every table as of the
- * same instant. Since writers commit in revision order, the snapshot holds exactly the changes up to
- * its revision, none half-applied.
+ * Reads a snapshot, or the changes since a revision, in one REPEATABLE READ transaction: the revision
+ * and every table as of the same instant. Since writers commit in revision order, a snapshot holds
+ * exactly the changes up to its revision, none half-applied; and a delta from R holds exactly the rows
+ * stamped after R and the tombstones after R, all at or below the revision read with them, so a pod
+ * that applies it holds what the snapshot at that revision holds.
  */
 @Component
 class SnapshotReader {
@@ -26,28 +30,48 @@ class SnapshotReader {
     private final OverrideRepository overrides;
     private final RegionBudgetRepository budgets;
     private final DescriptorRepository descriptors;
+    private final WatchTombstones tombstones;
     private final TransactionTemplate transaction;
     private final Clock clock;
 
     SnapshotReader(ChangeLog changes, RuleRepository rules, OverrideRepository overrides, RegionBudgetRepository budgets,
-                   DescriptorRepository descriptors, PlatformTransactionManager transactions, Clock clock) {
+                   DescriptorRepository descriptors, WatchTombstones tombstones, PlatformTransactionManager transactions, Clock clock) {
         this.descriptors = descriptors;
         this.changes = changes;
         this.rules = rules;
         this.overrides = overrides;
         this.budgets = budgets;
+        this.tombstones = tombstones;
         this.clock = clock;
         this.transaction = new TransactionTemplate(transactions);
         this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
         this.transaction.setReadOnly(true);
     }
 
-    RuleSnapshot read() {
+    /** Everything, with {@code region}'s budget rows (every region's when null). */
+    RuleSnapshot read(String region) {
+        return transaction.execute(tx -> snapshot(changes.revision(), region));
+    }
+
+    /**
+     * The changes after {@code since} in {@code region}; a snapshot of the region instead when the feed
+     * no longer holds what went after {@code since}, or {@code since} is ahead of the store (restored
+     * from an older copy, so the pod must follow it back).
+     */
+    RuleChanges readSince(long since, String region) {
         return transaction.execute(tx -> {
             long revision = changes.revision();
-            return new RuleSnapshot(revision, rules.findAll(null), overrides.find(null, null, clock.instant()), budgets.findAll(),
-                    descriptors.findAll());
+            if (since < tombstones.oldestRevision() || since > revision) {
+                return RuleChanges.snapshot(snapshot(revision, region), region);
+            }
+            return RuleChanges.delta(since, revision, region, rules.changedSince(since), overrides.changedSince(since),
+                    budgets.changedSince(region, since), descriptors.changedSince(since), tombstones.goneSince(since, region));
         });
+    }
+
+    private RuleSnapshot snapshot(long revision, String region) {
+        return new RuleSnapshot(revision, rules.findAll(null), overrides.find(null, null, clock.instant()), budgets.findAll(region),
+                descriptors.findAll());
     }
 
     long revision() {

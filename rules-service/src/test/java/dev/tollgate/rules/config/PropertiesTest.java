@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
@@ -38,6 +39,8 @@ class PropertiesTest {
 
         assertThat(watch.timeout()).isEqualTo(Duration.ofSeconds(25));
         assertThat(watch.poll()).isEqualTo(Duration.ofMillis(200));
+        assertThat(watch.keep()).isEqualTo(Duration.ofHours(1));
+        assertThat(watch.maxAnswerSize()).isEqualTo(DataSize.ofMegabytes(128));
         assertThat(usage.region()).isEqualTo("local");
         assertThat(usage.defaultShare()).isEqualTo(1.0);
         assertThat(usage.readTimeout()).isEqualTo(Duration.ofSeconds(2));
@@ -57,6 +60,9 @@ class PropertiesTest {
             "tollgate.watch.timeout, 6m, tollgate.watch.timeout",
             "tollgate.watch.poll, -1ms, tollgate.watch.poll",
             "tollgate.watch.poll, 30s, tollgate.watch.poll must be at most tollgate.watch.timeout",
+            "tollgate.watch.keep, 30s, tollgate.watch.keep",
+            "tollgate.watch.max-answer-size, 100B, tollgate.watch.max-answer-size must be between 1KB and 2047MB",
+            "tollgate.watch.max-answer-size, 4GB, tollgate.watch.max-answer-size must be between 1KB and 2047MB",
     })
     void refusesAWatchTimingThatCannotWork(String property, String value, String named) {
         assertThatThrownBy(() -> bind("tollgate.watch", WatchProperties.class, Map.of(property, value)))

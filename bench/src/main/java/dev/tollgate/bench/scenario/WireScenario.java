@@ -1,0 +1,379 @@
+package dev.tollgate.bench.scenario;
+
+import dev.tollgate.bench.Bench;
+import dev.tollgate.bench.BenchOptions;
+import dev.tollgate.bench.BenchOptions.Protocol;
+import dev.tollgate.bench.load.ClosedLoop;
+import dev.tollgate.bench.load.OpenLoop;
+import dev.tollgate.bench.load.Timeline;
+import dev.tollgate.bench.load.Timeline.Series;
+import dev.tollgate.bench.report.Charts;
+import dev.tollgate.bench.report.Format;
+import dev.tollgate.bench.report.Section;
+import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.JvmCounters;
+import dev.tollgate.bench.wire.Ports;
+import dev.tollgate.bench.wire.ServerUnderTest;
+import dev.tollgate.bench.wire.WireCheck;
+import dev.tollgate.bench.wire.WireClient;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Issue 13: the check over real sockets. check-service runs from its built jar in a JVM of its own, on this
+ * run's Redis Cluster with the mix's rules; beside it, in the same run and with the same JVM flags, the
+ * floor: a bare reactor-netty server answering check-service's own answer, canned. Both are driven by the
+ * same load generator in the bench's JVM, step by step in turn, over HTTP/1.1 keep-alive, h2c and (the pod
+ * only) Envoy's gRPC: at saturation (closed loop) and open loop at fixed rates, with each server's CPU time
+ * and allocated bytes read before and after every step.
+ */
+final class WireScenario implements Scenario {
+
+    private static final int MAX_IN_FLIGHT = 100_000;
+    /** The longest a step waits for its last answers before cutting them off as failed (time-scaled, at least 1 s). */
+    private static final double DRAIN_SECONDS = 5;
+
+    /** One measured step against one server. */
+    record Step(long checks, long failed, long fallback, long late, double seconds, Histogram latency, JvmCounters.Reading used) {
+
+        double rate() {
+            return checks / seconds;
+        }
+
+        double cpuMicrosPerCheck() {
+            return used.cpuMicrosPer(checks);
+        }
+
+        double bytesPerCheck() {
+            return used.bytesPer(checks);
+        }
+    }
+
+    /** Which server a step ran against: the floor or the pod. */
+    enum Server {
+        FLOOR("floor"), POD("check-service");
+
+        final String label;
+
+        Server(String label) {
+            this.label = label;
+        }
+    }
+
+    @Override
+    public int number() {
+        return 8;
+    }
+
+    @Override
+    public String title() {
+        return "check-service over the wire, against the floor";
+    }
+
+    @Override
+    public Section run(Bench bench, Charts charts) {
+        BenchOptions options = bench.options();
+        BenchOptions.Wire wire = options.wire();
+        Path work;
+        try {
+            work = Files.createTempDirectory("tollgate-bench-wire-");
+            Files.writeString(work.resolve("rules.yml"), WireChecks.rulesFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not prepare scenario 8's work directory", e);
+        }
+        Mix mix = Mix.overKeys(bench, wire.keys());
+        Map<Mix.Client, WireCheck> checks = new IdentityHashMap<>();
+        for (Mix.Client client : mix.clients()) {
+            checks.put(client, WireChecks.of(client.request()));
+        }
+        // an Enterprise account, as most checks are: its answer is the size the floor repeats
+        byte[] probe = checks.get(mix.pick(Mix.Kind.ENTERPRISE)).json();
+        Ports ports = new Ports(wire.basePort());
+        ServerUnderTest.PodSettings podSettings = new ServerUnderTest.PodSettings(podJar(wire),
+                bench.cluster().clusterNodes(), work.resolve("rules.yml"), options.commandTimeout());
+        System.out.printf("  scenario 8: starting check-service from %s%n", podSettings.jar());
+        Map<Integer, Map<Protocol, Map<Server, Step>>> open = new LinkedHashMap<>();
+        Map<Protocol, Map<Server, Step>> saturated = new LinkedHashMap<>();
+        try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
+             ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
+            Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
+            warmUp(bench, servers, mix, checks);
+            for (Protocol protocol : wire.protocols()) {
+                List<Server> against = protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD);
+                for (Server server : against) {
+                    System.out.printf("  scenario 8: %s, %s at saturation%n", protocol.label, server.label);
+                    saturated.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                            .put(server, saturate(bench, servers.get(server), protocol, mix, checks));
+                }
+                for (int nominal : wire.rates()) {
+                    for (Server server : against) {
+                        System.out.printf("  scenario 8: %s, %s at %s%n", protocol.label, server.label, Format.rate(options.rate(nominal)));
+                        open.computeIfAbsent(nominal, r -> new LinkedHashMap<>()).computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                                .put(server, openLoop(bench, servers.get(server), protocol, options.rate(nominal), mix, checks));
+                    }
+                }
+            }
+            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, saturated, open);
+        } finally {
+            deleteQuietly(work);
+        }
+    }
+
+    /** Every server over every protocol it speaks, unmeasured: the steps then measure compiled code, not the JIT at work. */
+    private static void warmUp(Bench bench, Map<Server, ServerUnderTest> servers, Mix mix, Map<Mix.Client, WireCheck> checks) {
+        BenchOptions options = bench.options();
+        if (options.wire().warmupSeconds() <= 0) {
+            return;
+        }
+        double seconds = options.seconds(options.wire().warmupSeconds());
+        for (Protocol protocol : options.wire().protocols()) {
+            for (Server server : protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD)) {
+                System.out.printf("  scenario 8: warming %s up over %s for %s%n", server.label, protocol.label, Format.seconds(seconds));
+                try (WireClient client = connect(servers.get(server), protocol, options.wire().connections())) {
+                    new ClosedLoop(bench.newRun(seconds, null), options.wire().connections()).run(seconds, seconds, drain(options), null,
+                            () -> client.send(checks.get(mix.pick(mix.pickKind()))));
+                }
+            }
+        }
+    }
+
+    private static Step saturate(Bench bench, ServerUnderTest server, Protocol protocol, Mix mix, Map<Mix.Client, WireCheck> checks) {
+        BenchOptions options = bench.options();
+        int connections = options.wire().connections();
+        double warm = options.seconds(3);
+        double measure = options.seconds(5);
+        try (WireClient client = connect(server, protocol, connections)) {
+            new ClosedLoop(bench.newRun(warm, null), connections).run(warm, warm, drain(options), null,
+                    () -> client.send(checks.get(mix.pick(mix.pickKind()))));
+            JvmCounters.Reading before = server.read();
+            Timeline timeline = bench.newRun(measure, null);
+            Histogram latency = OpenLoop.newHistogram();
+            int unanswered = new ClosedLoop(timeline, connections).run(measure, 0, drain(options), latency,
+                    () -> client.send(checks.get(mix.pick(mix.pickKind()))));
+            JvmCounters.Reading used = server.read().minus(before);
+            bench.pause();
+            return step(timeline, measure, unanswered, 0, latency, used);
+        }
+    }
+
+    private static Step openLoop(Bench bench, ServerUnderTest server, Protocol protocol, double rate, Mix mix,
+                                 Map<Mix.Client, WireCheck> checks) {
+        BenchOptions options = bench.options();
+        double warm = options.seconds(2);
+        double measure = options.seconds(5);
+        try (WireClient client = connect(server, protocol, options.wire().connections())) {
+            OpenLoop.Sender sender = sequence -> client.send(checks.get(mix.pick(mix.pickKind())));
+            OpenLoop warmUp = new OpenLoop(bench.newRun(warm, null), rate, MAX_IN_FLIGHT, sender);
+            warmUp.runUntil(warm);
+            warmUp.drain(drain(options));
+            JvmCounters.Reading before = server.read();
+            Timeline timeline = bench.newRun(measure, null);
+            OpenLoop load = new OpenLoop(timeline, rate, MAX_IN_FLIGHT, sender);
+            Histogram latency = OpenLoop.newHistogram();
+            load.recordLatency(latency, 0);
+            load.runUntil(measure);
+            int unanswered = load.drain(drain(options));
+            JvmCounters.Reading used = server.read().minus(before);
+            for (int i = 0; i < unanswered; i++) {
+                // never answered: at least as late as the drain lasted
+                latency.recordValue((long) (drain(options) * 1e9));
+            }
+            bench.pause();
+            return step(timeline, measure, unanswered, load.late(), latency, used);
+        }
+    }
+
+    private static double drain(BenchOptions options) {
+        return Math.max(1, options.seconds(DRAIN_SECONDS));
+    }
+
+    private static WireClient connect(ServerUnderTest server, Protocol protocol, int connections) {
+        return WireClient.connect(protocol, "127.0.0.1", protocol == Protocol.GRPC ? server.grpcPort() : server.httpPort(), connections);
+    }
+
+    private static Step step(Timeline timeline, double measure, int unanswered, long late, Histogram latency, JvmCounters.Reading used) {
+        long answered = timeline.sum(Series.ALLOWED, 0, measure) + timeline.sum(Series.DENIED, 0, measure);
+        long failed = timeline.sum(Series.FAILED, 0, measure) + timeline.sum(Series.SHED, 0, measure) + unanswered;
+        return new Step(answered, failed, timeline.sum(Series.FALLBACK, 0, measure), late, measure, latency, used);
+    }
+
+    /** The jar asked for, else the one check-service's build left under its target folder (from the repository root or bench/). */
+    static Path podJar(BenchOptions.Wire wire) {
+        if (wire.podJar() != null) {
+            if (!Files.isRegularFile(wire.podJar())) {
+                throw new IllegalStateException("--wire-pod-jar: no such file " + wire.podJar().toAbsolutePath());
+            }
+            return wire.podJar();
+        }
+        for (Path target : List.of(Path.of("check-service", "target"), Path.of("..", "check-service", "target"))) {
+            if (!Files.isDirectory(target)) {
+                continue;
+            }
+            try (Stream<Path> files = Files.list(target)) {
+                List<Path> jars = files.filter(f -> f.getFileName().toString().matches("tollgate-check-service-.*\\.jar")).toList();
+                if (!jars.isEmpty()) {
+                    return jars.stream().max(Comparator.comparing(WireScenario::modified)).orElseThrow();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not list " + target, e);
+            }
+        }
+        throw new IllegalStateException("scenario 8 runs check-service's jar, and none was found under check-service/target: "
+                + "build it (./mvnw -B -q -pl bench,check-service -am package -DskipTests) or name it with --wire-pod-jar");
+    }
+
+    private static long modified(Path file) {
+        try {
+            return Files.getLastModifiedTime(file).toMillis();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,
+                          Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open) {
+        BenchOptions options = bench.options();
+        BenchOptions.Wire wire = options.wire();
+        Section section = new Section(number(), title());
+        section.method("check-service runs from its jar (`" + pod.jar().getFileName() + "`) in a JVM of its own, on this run's "
+                + "Redis Cluster, with the traffic mix's rules as its static rules file and the store's command timeout at "
+                + options.commandTimeout().toMillis() + " ms. Beside it, in the same run, **the floor**: a bare reactor-netty "
+                + "server (the transport under WebFlux) in its own JVM that reads each request's body and answers check-service's "
+                + "own answer to an Enterprise check, canned (" + floor.firstAnswer().body().length + " bytes of body and the same "
+                + "headers): the least any Java HTTP service on this machine does per check. Both JVMs run with `"
+                + String.join(" ", wire.jvmFlags()) + "` (the chart's limits and collector). The load generator runs in the "
+                + "bench's JVM on one event-loop thread per client, on the same 2 cores as the servers and Redis.");
+        section.method("Before the first step, each server is warmed up over each protocol for "
+                + Format.seconds(options.seconds(wire.warmupSeconds())) + " (closed loop, unmeasured), so that the steps measure "
+                + "compiled code rather than the JIT at work.");
+        section.method("The checks are scenario 3's traffic mix spread over " + Format.count(keys)
+                + " keys (two entries per check, the plan's bucket and the route's; 10% from a few clients over their limit), "
+                + "as JSON over HTTP/1.1 keep-alive and over h2c (prior knowledge), and as Envoy's `ShouldRateLimit` over gRPC "
+                + "to check-service's RLS port (two descriptors per check that its rules file maps to the same rules and keys; "
+                + "the floor has no gRPC). Every client holds " + wire.connections() + " connections; an HTTP/1.1 connection "
+                + "carries one check at a time. **Saturation**: " + wire.connections() + " checks in flight (closed loop) for "
+                + Format.seconds(options.seconds(5)) + " after " + Format.seconds(options.seconds(3)) + " of warm-up. **Open loop**: "
+                + "check n is due at n ÷ rate and timed from that moment to its answer (HdrHistogram), so a stall or a wait for a "
+                + "free connection counts in full; " + Format.seconds(options.seconds(5)) + " measured after "
+                + Format.seconds(options.seconds(2)) + " of warm-up at the same rate. The two servers take each step in turn. "
+                + "**CPU per check** and **bytes allocated per check** are the server JVM's own: its process CPU time and HotSpot's "
+                + "exact count of allocated bytes (`TotalThreadAllocatedBytes`), read over JMX before and after the measured part, "
+                + "over the checks answered in it. **Cold start**: from starting the process to its first answer that counts, "
+                + "polled every 5 ms (check-service: an enforced verdict from its rules and the store, not a fallback or an unknown rule).");
+
+        Table throughput = new Table("**Saturation**, " + wire.connections() + " checks in flight:",
+                List.of("protocol", "server", "checks/s", "vs the floor", "p50", "p99", "CPU per check", "allocated per check", "failed"));
+        for (Map.Entry<Protocol, Map<Server, Step>> byProtocol : saturated.entrySet()) {
+            Step floorStep = byProtocol.getValue().get(Server.FLOOR);
+            for (Map.Entry<Server, Step> e : byProtocol.getValue().entrySet()) {
+                Step s = e.getValue();
+                throughput.row(byProtocol.getKey().label, e.getKey().label, Format.rate(s.rate()),
+                        floorStep == null ? "–" : Format.percent(s.rate() / floorStep.rate()),
+                        Format.millis(s.latency().getValueAtPercentile(50)), Format.millis(s.latency().getValueAtPercentile(99)),
+                        micros(s.cpuMicrosPerCheck()), bytes(s.bytesPerCheck()), Format.count(s.failed()));
+            }
+        }
+        section.table(throughput);
+
+        Table latency = new Table("**Open loop**, latency from the intended send time:",
+                List.of("rate", "protocol", "server", "checks", "p50", "p99", "p99.9", "max", "p99 − floor's", "CPU per check",
+                        "allocated per check", "failed", "sent > 10 ms late"));
+        for (Map.Entry<Integer, Map<Protocol, Map<Server, Step>>> byRate : open.entrySet()) {
+            for (Map.Entry<Protocol, Map<Server, Step>> byProtocol : byRate.getValue().entrySet()) {
+                Step floorStep = byProtocol.getValue().get(Server.FLOOR);
+                for (Map.Entry<Server, Step> e : byProtocol.getValue().entrySet()) {
+                    Step s = e.getValue();
+                    Histogram h = s.latency();
+                    String overFloor = floorStep == null || e.getKey() == Server.FLOOR ? "–"
+                            : signedMillis(h.getValueAtPercentile(99) - floorStep.latency().getValueAtPercentile(99));
+                    latency.row(Format.rate(options.rate(byRate.getKey())), byProtocol.getKey().label, e.getKey().label,
+                            Format.count(s.checks()), Format.millis(h.getValueAtPercentile(50)), Format.millis(h.getValueAtPercentile(99)),
+                            Format.millis(h.getValueAtPercentile(99.9)), Format.millis(h.getMaxValue()), overFloor,
+                            micros(s.cpuMicrosPerCheck()), bytes(s.bytesPerCheck()), Format.count(s.failed()), Format.count(s.late()));
+                }
+            }
+        }
+        section.table(latency);
+
+        Table start = new Table("**Cold start**, process start to the first answer that counts:",
+                List.of("server", "start to first answer", "what counted"));
+        start.row(Server.FLOOR.label, Format.seconds(floor.coldStartSeconds()), "any 200 answer");
+        start.row(Server.POD.label, Format.seconds(checkService.coldStartSeconds()), "an enforced verdict of the rules file's rules");
+        section.table(start);
+
+        List<String> categories = new ArrayList<>();
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        for (Map.Entry<Integer, Map<Protocol, Map<Server, Step>>> byRate : open.entrySet()) {
+            categories.add(Format.rate(options.rate(byRate.getKey())));
+            for (Map.Entry<Protocol, Map<Server, Step>> byProtocol : byRate.getValue().entrySet()) {
+                for (Map.Entry<Server, Step> e : byProtocol.getValue().entrySet()) {
+                    series.computeIfAbsent(e.getKey().label + ", " + byProtocol.getKey().label, k -> new ArrayList<>())
+                            .add(e.getValue().latency().getValueAtPercentile(99) / 1e6);
+                }
+            }
+        }
+        section.chart(charts.bars("s8-wire-p99", "p99 of a check over the wire, open loop (from intended send time)", "offered rate",
+                "milliseconds (log scale)", categories, series, true, false, null));
+
+        checks(section, options, saturated, open, checkService);
+        return section;
+    }
+
+    /** The issue's targets, on HTTP/1.1 keep-alive, which is how gateways call the pod. */
+    private static void checks(Section section, BenchOptions options, Map<Protocol, Map<Server, Step>> saturated,
+                               Map<Integer, Map<Protocol, Map<Server, Step>>> open, ServerUnderTest pod) {
+        Map<Server, Step> http = saturated.get(Protocol.HTTP1);
+        if (http != null) {
+            double ratio = http.get(Server.POD).rate() / http.get(Server.FLOOR).rate();
+            section.check("Wire: check-service's checks/s ≥ 50% of the floor's (HTTP/1.1 keep-alive, " + options.wire().connections()
+                    + " connections)", Format.percent(ratio), ratio >= 0.5);
+        }
+        int nearest = options.wire().rates().stream().min(Comparator.comparingInt(rate -> Math.abs(rate - 5000))).orElseThrow();
+        Map<Server, Step> atRate = open.getOrDefault(nearest, Map.of()).get(Protocol.HTTP1);
+        String rate = Format.rate(options.rate(nearest));
+        if (atRate != null) {
+            double over = atRate.get(Server.POD).latency().getValueAtPercentile(99) - atRate.get(Server.FLOOR).latency().getValueAtPercentile(99);
+            section.check("Wire: check-service's p99 − the floor's ≤ 1 ms at " + rate + " open loop (HTTP/1.1)", signedMillis(over),
+                    over <= 1_000_000);
+            double cpu = atRate.get(Server.POD).cpuMicrosPerCheck();
+            section.check("Wire: check-service's CPU per check ≤ 50 µs at " + rate + " (HTTP/1.1)", micros(cpu), cpu <= 50);
+        }
+        section.check("Wire: check-service's start to first enforced answer ≤ 3 s", Format.seconds(pod.coldStartSeconds()),
+                pod.coldStartSeconds() <= 3);
+    }
+
+    static String micros(double value) {
+        return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, value < 10 ? "%.1f µs" : "%,.0f µs", value);
+    }
+
+    static String bytes(double value) {
+        if (Double.isNaN(value)) {
+            return "–";
+        }
+        return value < 10_000 ? String.format(Locale.ROOT, "%,.0f B", value) : String.format(Locale.ROOT, "%,.1f KiB", value / 1024);
+    }
+
+    static String signedMillis(double nanos) {
+        return (nanos >= 0 ? "+" : "−") + Format.millis(Math.abs(nanos));
+    }
+
+    private static void deleteQuietly(Path directory) {
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // a temporary folder; the next run makes its own
+        }
+    }
+}

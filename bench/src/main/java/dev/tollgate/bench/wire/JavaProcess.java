@@ -1,0 +1,140 @@
+package dev.tollgate.bench.wire;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+
+/**
+ * A server under test in a JVM of its own, as a pod runs: started with the run's JVM flags, its output
+ * in a log file, stopped (and, if it will not stop, killed) when closed. Each server also opens a JMX
+ * port on loopback, which {@link JvmCounters} reads its CPU time and allocated bytes from.
+ */
+public final class JavaProcess implements AutoCloseable {
+
+    private final String name;
+    private final Process process;
+    private final Path log;
+    private final long startedNanos;
+
+    private JavaProcess(String name, Process process, Path log, long startedNanos) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+        this.startedNanos = startedNanos;
+    }
+
+    /**
+     * @param jvmFlags  the run's JVM flags, the same for every server
+     * @param jmxPort   loopback port of the JMX agent
+     * @param launch    what follows the flags: {@code -jar <jar>} or a class path and main class
+     * @param arguments the program's own arguments
+     */
+    public static JavaProcess start(String name, List<String> jvmFlags, int jmxPort, List<String> launch, List<String> arguments,
+                                    Path logDirectory) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmFlags);
+        command.addAll(jmxFlags(jmxPort));
+        command.addAll(launch);
+        command.addAll(arguments);
+        Path log = logDirectory.resolve(name.replaceAll("[^A-Za-z0-9.-]", "_") + ".log");
+        try {
+            Files.createDirectories(logDirectory);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            long started = System.nanoTime();
+            return new JavaProcess(name, builder.start(), log, started);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + name + ": " + String.join(" ", command), e);
+        }
+    }
+
+    /** A JMX agent on loopback only, without authentication: the port is the bench's, for the length of one run. */
+    static List<String> jmxFlags(int port) {
+        return List.of(
+                "-Dcom.sun.management.jmxremote.port=" + port,
+                "-Dcom.sun.management.jmxremote.rmi.port=" + port,
+                "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+                "-Djava.rmi.server.hostname=127.0.0.1",
+                "-Dcom.sun.management.jmxremote.authenticate=false",
+                "-Dcom.sun.management.jmxremote.ssl=false");
+    }
+
+    /**
+     * How to run {@code mainClass} of the bench in another JVM: from the bench's own class path when it runs
+     * from classes (tests, an IDE), through Spring Boot's launcher when it runs from its executable jar, whose
+     * nested jars a plain {@code -cp} cannot read.
+     */
+    public static List<String> benchMain(Class<?> mainClass) {
+        String classPath = System.getProperty("java.class.path");
+        if (isBootJar(classPath)) {
+            return List.of("-Dloader.main=" + mainClass.getName(), "-cp", classPath,
+                    "org.springframework.boot.loader.launch.PropertiesLauncher");
+        }
+        return List.of("-cp", classPath, mainClass.getName());
+    }
+
+    private static boolean isBootJar(String classPath) {
+        if (classPath == null || classPath.contains(java.io.File.pathSeparator) || !classPath.endsWith(".jar")) {
+            return false;
+        }
+        try (JarFile jar = new JarFile(classPath)) {
+            return jar.getManifest() != null && jar.getManifest().getMainAttributes().getValue("Start-Class") != null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** {@link System#nanoTime()} just before the process was started: where a cold start is measured from. */
+    public long startedNanos() {
+        return startedNanos;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    /** The log's last lines, for an error message when the server did not come up. */
+    public String logTail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + process.pid() + ")";
+    }
+}

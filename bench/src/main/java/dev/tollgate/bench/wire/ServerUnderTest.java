@@ -1,0 +1,185 @@
+package dev.tollgate.bench.wire;
+
+import dev.tollgate.bench.load.Answer;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * A server of scenario 8 in its own JVM: check-service from its executable jar, or the {@link FloorServer}.
+ * Starting one waits for its first answer, polling every few milliseconds, which is its cold start: from
+ * the moment the process was started to the first answer that counts (for check-service, an enforced
+ * verdict from its rules and the store, not a fallback or an unknown rule).
+ */
+public final class ServerUnderTest implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final long POLL_NANOS = 5_000_000;
+
+    private final String name;
+    private final JavaProcess process;
+    private final int httpPort;
+    private final int grpcPort;
+    private final JvmCounters counters;
+    private final double coldStartSeconds;
+    private final CannedAnswer firstAnswer;
+
+    private ServerUnderTest(String name, JavaProcess process, int httpPort, int grpcPort, JvmCounters counters,
+                            double coldStartSeconds, CannedAnswer firstAnswer) {
+        this.name = name;
+        this.process = process;
+        this.httpPort = httpPort;
+        this.grpcPort = grpcPort;
+        this.counters = counters;
+        this.coldStartSeconds = coldStartSeconds;
+        this.firstAnswer = firstAnswer;
+    }
+
+    /** check-service's store and rules for a run: its Redis Cluster, its static rules file, the store's command timeout. */
+    public record PodSettings(Path jar, String redisNodes, Path rulesFile, Duration commandTimeout) {
+    }
+
+    /**
+     * Starts check-service from its jar, with the HTTP check (HTTP/1.1 and h2c) and the Envoy port on loopback.
+     *
+     * @param probe a check of the run's rules: polled until it is answered with an enforced verdict
+     */
+    public static ServerUnderTest checkService(PodSettings pod, List<String> jvmFlags, Ports ports, Path workDirectory, byte[] probe) {
+        int http = ports.next();
+        int grpc = ports.next();
+        int jmx = ports.next();
+        List<String> arguments = new ArrayList<>(List.of(
+                "--server.address=127.0.0.1",
+                "--server.port=" + http,
+                // h2c beside HTTP/1.1 on the check port (off in the chart, where gateways speak HTTP/1.1 or gRPC)
+                "--server.http2.enabled=true",
+                "--tollgate.grpc.address=127.0.0.1",
+                "--tollgate.grpc.port=" + grpc,
+                "--spring.data.redis.cluster.nodes=" + pod.redisNodes(),
+                "--tollgate.redis.command-timeout=" + pod.commandTimeout().toMillis() + "ms",
+                "--tollgate.rules.file=" + pod.rulesFile(),
+                "--tollgate.rules.snapshot-file=" + workDirectory.resolve("rules-snapshot.json"),
+                "--tollgate.region.name=bench",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN"));
+        JavaProcess process = JavaProcess.start("check-service", jvmFlags, jmx, List.of("-jar", pod.jar().toString()), arguments,
+                workDirectory);
+        return await("check-service", process, http, grpc, jmx, probe,
+                response -> response.statusCode() == 200 && enforced(response.body()));
+    }
+
+    /** Starts the floor, answering {@code canned} to every request. */
+    public static ServerUnderTest floor(CannedAnswer canned, List<String> jvmFlags, Ports ports, Path workDirectory, byte[] probe) {
+        int http = ports.next();
+        int jmx = ports.next();
+        Path answer = workDirectory.resolve("floor-answer.txt");
+        canned.writeTo(answer);
+        JavaProcess process = JavaProcess.start("floor", jvmFlags, jmx, JavaProcess.benchMain(FloorServer.class),
+                List.of(Integer.toString(http), answer.toString()), workDirectory);
+        return await("floor", process, http, -1, jmx, probe, response -> response.statusCode() == 200);
+    }
+
+    /** Whether an answer of check-service is a verdict it enforced: from its rules and its store, not a fallback. */
+    static boolean enforced(byte[] body) {
+        Answer answer = HttpWireClient.classify(200, body);
+        return (answer == Answer.ALLOWED || answer == Answer.DENIED)
+                && !new String(body, StandardCharsets.UTF_8).contains("\"unknown_rule\"");
+    }
+
+    private static ServerUnderTest await(String name, JavaProcess process, int http, int grpc, int jmx, byte[] probe,
+                                         Predicate<HttpResponse<byte[]>> counts) {
+        try {
+            HttpClient poller = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofMillis(500)).build();
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + HttpWireClient.PATH))
+                    .header("Content-Type", "application/json")
+                    .timeout(Duration.ofSeconds(2))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(probe))
+                    .build();
+            long deadline = process.startedNanos() + START_TIMEOUT.toNanos();
+            String last = "no answer";
+            while (true) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException(name + " exited before it answered; its log " + process.log() + " ends:\n"
+                            + process.logTail(30));
+                }
+                long polled = System.nanoTime();
+                try {
+                    HttpResponse<byte[]> response = poller.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                    long answered = System.nanoTime();
+                    if (counts.test(response)) {
+                        double coldStart = (answered - process.startedNanos()) / 1e9;
+                        return new ServerUnderTest(name, process, http, grpc, JvmCounters.connect(jmx), coldStart, canned(response));
+                    }
+                    last = response.statusCode() + " " + new String(response.body(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    last = e.toString();
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(name + " gave no answer that counts within " + START_TIMEOUT.toSeconds()
+                            + " s; the last: " + last + "; its log " + process.log() + " ends:\n" + process.logTail(30));
+                }
+                long wait = POLL_NANOS - (System.nanoTime() - polled);
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.close();
+            throw new IllegalStateException("interrupted while " + name + " was starting", e);
+        } catch (RuntimeException e) {
+            process.close();
+            throw e;
+        }
+    }
+
+    private static CannedAnswer canned(HttpResponse<byte[]> response) {
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        response.headers().map().forEach((header, values) -> values.forEach(value -> headers.add(Map.entry(header, value))));
+        return new CannedAnswer(headers, response.body());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
+    /** The Envoy RLS port; -1 for a server without one (the floor). */
+    public int grpcPort() {
+        return grpcPort;
+    }
+
+    public JvmCounters.Reading read() {
+        return counters.read();
+    }
+
+    /** From the process start to the first answer that counts, seconds. */
+    public double coldStartSeconds() {
+        return coldStartSeconds;
+    }
+
+    /** The answer that ended the cold start, as it came over the wire. */
+    public CannedAnswer firstAnswer() {
+        return firstAnswer;
+    }
+
+    @Override
+    public void close() {
+        counters.close();
+        process.close();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.tollgate.bench;
+
+import dev.tollgate.bench.BenchOptions.Protocol;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BenchOptionsTest {
+
+    @Test
+    void scenarioEightRunsAtTheIssuesRatesOverEveryProtocolByDefault() {
+        BenchOptions.Wire wire = BenchOptions.defaults().wire();
+
+        assertThat(BenchOptions.defaults().scenarios()).contains(8);
+        assertThat(wire.rates()).containsExactly(1000, 5000, 10000);
+        assertThat(wire.connections()).isEqualTo(16);
+        assertThat(wire.protocols()).containsExactly(Protocol.HTTP1, Protocol.H2C, Protocol.GRPC);
+        assertThat(wire.jvmFlags()).contains("-XX:MaxRAM=1g", "-XX:+UseG1GC");
+        assertThat(wire.podJar()).isNull();
+        assertThat(wire.basePort()).isZero();
+        assertThat(wire.warmupSeconds()).isEqualTo(15);
+    }
+
+    @Test
+    void everyWireOptionIsReadFromTheCommandLine() {
+        BenchOptions.Wire wire = BenchOptions.parse(new String[] {"--scenarios=8", "--wire-rates=2000,4000",
+                "--wire-connections=4", "--wire-protocols=grpc,http1", "--wire-jvm=-Xmx256m  -XX:+UseSerialGC",
+                "--wire-pod-jar=/tmp/pod.jar", "--wire-base-port=21100", "--wire-keys=500", "--wire-warmup-s=0"}).wire();
+
+        assertThat(wire.rates()).containsExactly(2000, 4000);
+        assertThat(wire.connections()).isEqualTo(4);
+        assertThat(wire.protocols()).containsExactly(Protocol.GRPC, Protocol.HTTP1);
+        assertThat(wire.jvmFlags()).containsExactly("-Xmx256m", "-XX:+UseSerialGC");
+        assertThat(wire.podJar()).isEqualTo(Path.of("/tmp/pod.jar"));
+        assertThat(wire.basePort()).isEqualTo(21100);
+        assertThat(wire.keys()).isEqualTo(500);
+        assertThat(wire.warmupSeconds()).isZero();
+    }
+
+    @Test
+    void wireOptionsOutOfBoundsAreRefusedWithTheirName() {
+        for (List<String> bad : List.of(List.of("--wire-protocols=http3", "http3"), List.of("--wire-connections=0", "--wire-connections"),
+                List.of("--wire-rates=0", "--wire-rates"), List.of("--wire-base-port=70000", "--wire-base-port"),
+                List.of("--wire-keys=10", "--wire-keys"), List.of("--wire-warmup-s=-1", "--wire-warmup-s"),
+                List.of("--scenarios=9", "--scenarios"))) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[] {bad.get(0)}))
+                    .as(bad.get(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.get(1));
+        }
+    }
+}

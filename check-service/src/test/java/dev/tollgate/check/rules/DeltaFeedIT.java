@@ -1,0 +1,107 @@
+package dev.tollgate.check.rules;
+
+import dev.tollgate.common.rule.RuleSnapshot;
+import dev.tollgate.common.wire.WireFormat;
+import dev.tollgate.limiter.rules.SnapshotRuleBook;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A pod on the delta feed: it names its region and revision, applies a delta to what it holds and saves
+ * the whole result; a delta whose result fails validation, or that starts at another revision, is refused
+ * whole and counted, as is one that cannot be read; the rules in force stay, and the pod asks for a whole
+ * snapshot next.
+ */
+class DeltaFeedIT {
+
+    private static final String RULE_A = rule("rule-a");
+    private static final String RULE_B = rule("rule-b");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void appliesDeltasWholeAndRefusesOneWhoseResultIsInvalid() throws Exception {
+        SnapshotRuleBook rules = new SnapshotRuleBook(Clock.systemUTC(), "eu-west", 0.5);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
+        Path saved = dir.resolve("snapshot.json");
+        try (FakeWatchFeed feed = new FakeWatchFeed()) {
+            RulesFeed transport = RulesFeed.of(RestClient.builder(), new RulesFeed.Settings(URI.create(feed.url()), WatchToken.NONE,
+                    Duration.ofSeconds(2), Duration.ofSeconds(5), null, RulesFeed.DEFAULT_MAX_BYTES));
+            RulesWatcher watcher = new RulesWatcher(transport, new RulesWatcher.WatchSettings(saved), rules, json, registry);
+            feed.publish(1, """
+                    {"kind": "snapshot", "revision": 1, "region": "eu-west", "rules": [%s],
+                     "region_budgets": [{"rule_id": "rule-a", "limit_key": "acct_1", "region": "eu-west", "share": 0.25}]}""".formatted(RULE_A));
+            watcher.pollOnce();
+            assertThat(feed.lastQuery()).isEqualTo("region=eu-west");
+            assertThat(rules.revision()).hasValue(1);
+
+            feed.publish(2, """
+                    {"kind": "delta", "from": 1, "revision": 2, "region": "eu-west", "rules": [%s],
+                     "deleted": {"region_budgets": [{"rule_id": "rule-a", "limit_key": "acct_1"}]}}""".formatted(RULE_B));
+            watcher.pollOnce();
+            assertThat(feed.lastQuery()).isEqualTo("region=eu-west&since=1");
+            assertThat(rules.revision()).hasValue(2);
+            assertThat(rules.find("public-api", "rule-b", "acct_1")).isNotNull();
+            assertThat(rules.share(rules.find("public-api", "rule-a", "acct_1"), "acct_1")).as("the budget row went: the default share").isEqualTo(0.5);
+            RuleSnapshot onDisk = json.readValue(Files.readAllBytes(saved), RuleSnapshot.class);
+            assertThat(onDisk.revision()).isEqualTo(2);
+            assertThat(onDisk.rules()).extracting(r -> r.id()).containsExactly("rule-a", "rule-b");
+            assertThat(onDisk.regionBudgets()).isEmpty();
+
+            // each part is well-formed, the result is not: an override of a rule the same delta deletes
+            feed.publish(3, """
+                    {"kind": "delta", "from": 2, "revision": 3, "region": "eu-west", "rules": [],
+                     "overrides": [{"account_id": "acct_1", "rule_id": "rule-b", "rate_per_s": 5, "burst": 5}],
+                     "deleted": {"rules": ["rule-b"]}}""");
+            assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("refused rules revision 3");
+            assertThat(rules.revision()).as("refused whole: the rules in force stay").hasValue(2);
+            assertThat(rules.find("public-api", "rule-b", "acct_1")).isNotNull();
+            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(1);
+            assertThat(json.readValue(Files.readAllBytes(saved), RuleSnapshot.class).revision()).isEqualTo(2);
+
+            // next, the pod asks for a whole snapshot; a delta from another revision is refused too
+            feed.publish(4, """
+                    {"kind": "delta", "from": 3, "revision": 4, "region": "eu-west", "rules": [%s]}""".formatted(RULE_A));
+            assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("holds revision 2");
+            assertThat(feed.lastQuery()).isEqualTo("region=eu-west");
+            assertThat(rules.revision()).hasValue(2);
+            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(2);
+
+            // not a delta at all: no revision to apply it to
+            feed.publish(5, """
+                    {"kind": "delta", "revision": 5, "region": "eu-west"}""");
+            assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("refused the watch answer");
+            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(3);
+            assertThat(rules.revision()).hasValue(2);
+
+            feed.publish(6, """
+                    {"kind": "snapshot", "revision": 6, "region": "eu-west", "rules": [%s]}""".formatted(RULE_A));
+            watcher.pollOnce();
+            assertThat(rules.revision()).hasValue(6);
+            assertThat(rules.find("public-api", "rule-b", "acct_1")).isNull();
+            watcher.close();
+        }
+    }
+
+    private static String rule(String id) {
+        return """
+                {"id": "%s", "domain": "public-api", "match": {"plan": "growth"}, "algorithm": "token_bucket",
+                 "rate_per_s": 1, "period_s": 1, "burst": 1, "mode": "enforce", "fail_mode": "open", "max_cost": 1, "version": 1}"""
+                .formatted(id);
+    }
+}
