@@ -1,6 +1,8 @@
 package dev.tollgate.check.rules;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.tollgate.testsupport.metrics.SeriesCatalog;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
@@ -32,7 +34,7 @@ class ClientCredentialsTokenIT {
     Path dir;
 
     private final MovableClock clock = new MovableClock();
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     @Test
     void keepsOneTokenUntilItNearsItsExpiryThenRenewsItBeforeIt() throws Exception {
@@ -83,6 +85,8 @@ class ClientCredentialsTokenIT {
             assertThatThrownBy(token::current).isInstanceOf(IOException.class).hasMessageContaining("refused");
             assertThat(failures("refused")).isEqualTo(1);
             assertThat(failures("unavailable")).isZero();
+            // the series the chart's TollgateWatchTokenFailing alert names (docs/metric-series.txt)
+            assertThat(SeriesCatalog.missingFrom(registry.scrape(), "check-service/client-credentials")).isEmpty();
 
             // then the Secret volume is updated: read for the next request, no restart
             Files.writeString(secret, "rotated-secret\n");
