@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -50,9 +52,10 @@ public final class UsageReader {
         List<CompletableFuture<Long>> replies = new ArrayList<>(n);
         for (int region = 0; region < n; region++) {
             int index = region;
-            replies.add(send(regions.get(region), windowStart, shard -> merge.add(index, shard)));
+            replies.add(send(regions.get(region), windowStart, shard -> merge.arrived(index, shard)));
         }
         long until = System.nanoTime() + deadline.toNanos();
+        merge.drainUntil(CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)), until);
         boolean[] reachable = new boolean[n];
         long fields = 0;
         for (int region = 0; region < n; region++) {
@@ -104,18 +107,23 @@ public final class UsageReader {
     }
 
     /**
-     * Every region's usage merged per key as its shards arrive, on the store's threads (one region's shards
-     * one at a time, regions at once: hence the lock). A region's reply that fails or comes too late may
+     * Every region's usage merged per key as its shards arrive. The store's threads only queue a shard; the
+     * cycle's thread parses and merges it, so Redis replies are decoded on the I/O threads while the last
+     * shards are merged, and no I/O thread waits on a lock. A region's reply that fails or comes too late may
      * have handed over part of its shards: its counts are taken out again, and what it hands over once the
-     * read is closed is dropped, so the cycle plans over a map no one writes to any more.
+     * read is closed is not queued.
      */
     private static final class Merge {
 
+        private record Shard(int region, Map<String, String> fields) {
+        }
+
         private final int regions;
         private final Map<BudgetKey, long[]> byKey;
+        private final BlockingQueue<Shard> arrived = new LinkedBlockingQueue<>();
         /** One String per rule id, not one per field: a million keys share a handful of rules. */
         private final Map<String, String> ruleIds = new HashMap<>();
-        private boolean closed;
+        private volatile boolean closed;
 
         Merge(int regions, int expectedKeys) {
             this.regions = regions;
@@ -123,20 +131,50 @@ public final class UsageReader {
             this.byKey = new HashMap<>(Math.max(16, expectedKeys + expectedKeys / 3));
         }
 
-        /** One shard of one region: the lock is taken once a shard, not once a field. */
-        synchronized void add(int region, Map<String, String> shard) {
-            if (closed) {
-                return;
+        /** On a store thread: one shard of one region read. */
+        void arrived(int region, Map<String, String> fields) {
+            if (!closed) {
+                arrived.add(new Shard(region, fields));
             }
-            UsageWindow.forEach(shard, (ruleId, key, cost) -> {
+        }
+
+        /**
+         * Merges shards as they arrive until every reply is in (each region's shards are all queued before
+         * its reply completes) or the deadline passes.
+         */
+        void drainUntil(CompletableFuture<Void> replies, long until) {
+            try {
+                while (true) {
+                    Shard shard = arrived.poll(Math.min(10_000_000L, Math.max(0, until - System.nanoTime())), TimeUnit.NANOSECONDS);
+                    if (shard != null) {
+                        merge(shard);
+                    } else if ((replies.isDone() && arrived.isEmpty()) || System.nanoTime() - until >= 0) {
+                        return;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private void merge(Shard shard) {
+            UsageWindow.forEach(shard.fields(), (ruleId, key, cost) -> {
                 String rule = ruleIds.computeIfAbsent(ruleId, id -> id);
-                byKey.computeIfAbsent(new BudgetKey(rule, key), k -> new long[regions])[region] += cost;
+                byKey.computeIfAbsent(new BudgetKey(rule, key), k -> new long[regions])[shard.region()] += cost;
             });
         }
 
-        /** Ends the read: drops the counts of every region not read whole, and the keys only they had. */
-        synchronized Map<BudgetKey, long[]> close(boolean[] reachable) {
+        /**
+         * Ends the read: merges what the regions read whole queued last, then drops the counts of every
+         * region not read whole, and the keys only they had.
+         */
+        Map<BudgetKey, long[]> close(boolean[] reachable) {
             closed = true;
+            for (Shard shard = arrived.poll(); shard != null; shard = arrived.poll()) {
+                if (reachable[shard.region()]) {
+                    merge(shard);
+                }
+            }
             boolean all = true;
             for (boolean region : reachable) {
                 all &= region;
