@@ -23,7 +23,8 @@ import java.util.function.Consumer;
  * of a region's shards in flight at once, every region in parallel. A region counts as read only when
  * every shard answered in time: a shard missing would make its keys look idle there and hand their share
  * to the other regions. Shards are merged per key as they arrive: at 1,000,000 keys the read holds one
- * map of counts, never three regions' windows of text before merging them.
+ * map of counts and the shards not merged yet (a backlog only while merging is slower than the replies),
+ * not three regions' whole windows of text until the last shard is in.
  */
 public final class UsageReader {
 

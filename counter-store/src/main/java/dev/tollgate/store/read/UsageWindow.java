@@ -6,9 +6,9 @@ import java.util.Map;
 
 /**
  * Reading one shard's hash of a usage window ({@link CounterReads#usageWindow}): the shards are handed over
- * as they are read and parsed here, so a reader never holds a whole window (at 1,000,000 keys, 1,000,000
- * fields a region) as text. Fields that are
- * not a rule and a key, and counts that are not a positive number, are skipped (no pod writes them).
+ * as they are read and parsed with this, so a reader never holds a whole window (at 1,000,000 keys,
+ * 1,000,000 fields a region) as text. Fields that are not a rule and a key, and counts that are not a
+ * positive number, are skipped (no pod writes them).
  */
 public final class UsageWindow {
 

@@ -104,8 +104,8 @@ public final class SpringDataCounterReads implements CounterReads {
 
     @Override
     public CompletableFuture<Long> usageWindow(long windowStart, Consumer<Map<String, String>> shards) {
-        // every shard at once (Lettuce pipelines them per node), each parsed as it arrives and dropped: flatMap
-        // signals one shard at a time, in whatever order they answer; one that fails fails the window
+        // every shard at once (Lettuce pipelines them per node), each handed over as it arrives, not collected:
+        // flatMap signals one shard at a time, in whatever order they answer; one that fails fails the window
         return send(() -> Flux.fromIterable(UsageKeys.windows(windowStart))
                 .flatMap(name -> redis.<String, String>opsForHash().entries(name)
                         .collectMap(Map.Entry::getKey, Map.Entry::getValue), UsageKeys.SHARDS)
