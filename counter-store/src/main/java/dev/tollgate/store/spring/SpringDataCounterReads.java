@@ -14,7 +14,10 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -107,13 +110,31 @@ public final class SpringDataCounterReads implements CounterReads {
         // every shard at once (Lettuce pipelines them per node), each handed over as it arrives, not collected:
         // flatMap signals one shard at a time, in whatever order they answer; one that fails fails the window
         return send(() -> Flux.fromIterable(UsageKeys.windows(windowStart))
-                .flatMap(name -> redis.<String, String>opsForHash().entries(name)
-                        .collectMap(Map.Entry::getKey, Map.Entry::getValue), UsageKeys.SHARDS)
+                .flatMap(SpringDataCounterReads.this::shard, UsageKeys.SHARDS)
                 .map(hash -> {
                     shards.accept(hash);
                     return (long) hash.size();
                 })
                 .reduce(0L, Long::sum));
+    }
+
+    /**
+     * One shard's hash, its fields decoded straight from the reply's buffers into the map handed over. At
+     * 1,000,000 keys a window is 1,000,000 fields a region: the template's way (each field through its key
+     * and value serializers, a byte[] copied out of each buffer, an entry made twice) cost more than the
+     * rest of the read together.
+     */
+    private Mono<Map<String, String>> shard(String name) {
+        ByteBuffer key = ByteBuffer.wrap(name.getBytes(StandardCharsets.UTF_8));
+        return redis.execute(connection -> connection.hashCommands().hGetAll(key))
+                .collect(HashMap::new, (hash, field) -> hash.put(text(field.getKey()), text(field.getValue())));
+    }
+
+    private static String text(ByteBuffer bytes) {
+        if (bytes.hasArray()) {
+            return new String(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining(), StandardCharsets.UTF_8);
+        }
+        return StandardCharsets.UTF_8.decode(bytes.duplicate()).toString();
     }
 
     private <T> CompletableFuture<T> send(Supplier<Mono<T>> read) {
