@@ -154,6 +154,68 @@ class CheckServiceChartTest {
         assertThat(container.named("TOLLGATE_RULES_FILE", "env").exists()).isFalse();
     }
 
+    @Test
+    void obtainsTheTokenByClientCredentialsWithTheSecretMountedFromASecretOfItsOwn() {
+        Manifests release = TollgateChart.render("us-east", clientCredentials(Map.of("secret", "pod-secret")));
+        Tree deployment = release.one("Deployment", NAME);
+        Tree container = deployment.named("check-service", "spec", "template", "spec", "containers");
+
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_TOKENURI", "env").at("value").text()).isEqualTo("https://idp.example/token");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTID", "env").at("value").text()).isEqualTo("tollgate-pods");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_SCOPE", "env").at("value").text()).isEqualTo("ratelimit:watch");
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLOCKSKEW", "env").at("value").text()).isEqualTo("60s");
+        // a mounted file, read for every token request: a rotated Secret reaches running pods
+        assertThat(container.named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTSECRETFILE", "env").at("value").text())
+                .isEqualTo("/var/run/tollgate/watch-client/client-secret");
+        assertThat(container.named("watch-client", "volumeMounts").at("mountPath").text()).isEqualTo("/var/run/tollgate/watch-client");
+        assertThat(deployment.named("watch-client", "spec", "template", "spec", "volumes").at("secret", "secretName").text())
+                .isEqualTo("tollgate-watch-client");
+        assertThat(container.named("TOLLGATE_RULES_TOKEN_FILE", "env").exists()).isFalse();
+        assertThat(container.named("watch-token", "volumeMounts").exists()).isFalse();
+        assertThat(release.one("Secret", "tollgate-watch-client").at("stringData", "client-secret").text()).isEqualTo("pod-secret");
+
+        // the chart's Secret changes: the pods roll, as for every Secret the chart makes
+        String before = deployment.at("spec", "template", "metadata", "annotations", "checksum/watch-client-secret").text();
+        String after = TollgateChart.render("us-east", clientCredentials(Map.of("secret", "rotated"))).one("Deployment", NAME)
+                .at("spec", "template", "metadata", "annotations", "checksum/watch-client-secret").text();
+        assertThat(before).isNotBlank().isNotEqualTo(after);
+    }
+
+    @Test
+    void readsTheClientSecretFromAnExistingSecretAndMakesNone() {
+        Manifests release = TollgateChart.render("us-east", clientCredentials(Map.of("existingSecret", "idp-client", "secretKey", "secret")));
+        Tree deployment = release.one("Deployment", NAME);
+
+        assertThat(deployment.named("watch-client", "spec", "template", "spec", "volumes").at("secret", "secretName").text()).isEqualTo("idp-client");
+        assertThat(deployment.named("check-service", "spec", "template", "spec", "containers")
+                .named("TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTSECRETFILE", "env").at("value").text())
+                .isEqualTo("/var/run/tollgate/watch-client/secret");
+        assertThat(release.has("Secret", "tollgate-watch-client")).isFalse();
+        assertThat(deployment.at("spec", "template", "metadata", "annotations", "checksum/watch-client-secret").exists()).isFalse();
+    }
+
+    @Test
+    void refusesClientCredentialsWithoutTheirEndpointOrSecretOrBesideATokenSecret() {
+        assertThat(TollgateChart.renderFailure("us-east", Map.of("checkService", Map.of("rules", Map.of("tokenSecret", "",
+                "clientCredentials", Map.of("enabled", true, "clientId", "tollgate-pods", "secret", "s"))))))
+                .contains("checkService.rules.clientCredentials.tokenUri");
+        assertThat(TollgateChart.renderFailure("us-east", clientCredentials(Map.of())))
+                .contains("checkService.rules.clientCredentials.secret");
+        assertThat(TollgateChart.renderFailure("us-east", Map.of("checkService", Map.of("rules", Map.of(
+                "clientCredentials", Map.of("enabled", true, "tokenUri", "https://idp.example/token", "clientId", "tollgate-pods", "secret", "s"))))))
+                .contains("set tokenSecret or clientCredentials.enabled, not both");
+        assertThat(TollgateChart.renderFailure("us-east", clientCredentials(Map.of("secret", "s", "clockSkew", "a minute"))))
+                .contains("clockSkew");
+    }
+
+    /** The region's file with client credentials on (and its tokenSecret cleared), plus {@code more}. */
+    private static Map<String, Object> clientCredentials(Map<String, Object> more) {
+        Map<String, Object> credentials = new java.util.HashMap<>(Map.of("enabled", true, "tokenUri", "https://idp.example/token",
+                "clientId", "tollgate-pods"));
+        credentials.putAll(more);
+        return Map.of("checkService", Map.of("rules", Map.of("tokenSecret", "", "clientCredentials", credentials)));
+    }
+
     @ParameterizedTest
     @CsvSource({"us-east, 0.6", "eu-west, 0.25", "ap-south, 0.15"})
     void startsKeysOnTheDesignsDefaultSplit(String region, String share) {

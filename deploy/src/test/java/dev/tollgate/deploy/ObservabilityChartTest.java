@@ -25,7 +25,7 @@ class ObservabilityChartTest {
 
         assertThat(rule.at("apiVersion").text()).isEqualTo("monitoring.coreos.com/v1");
         assertThat(alerts).containsOnlyKeys("TollgateFailOpen", "TollgateBreakerOpen", "TollgateStoreLatencyHigh",
-                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused", "TollgateStoreNotConnected",
+                "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused", "TollgateWatchTokenFailing", "TollgateStoreNotConnected",
                 "TollgateLatencySloFastBurn", "TollgateLatencySloSlowBurn", "TollgateServerErrors", "TollgatePodsWithoutRules",
                 "TollgateRulesRevisionSpread", "TollgateRulesSnapshotRejected", "TollgateRebalancerInactive",
                 "TollgateRebalancerFailing", "TollgateCheckServiceAbsent", "TollgateRulesServiceAbsent", "TollgateRebalancerAbsent");

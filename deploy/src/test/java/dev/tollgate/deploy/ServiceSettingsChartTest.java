@@ -26,6 +26,7 @@ class ServiceSettingsChartTest {
             "tollgate.grpc.address", "every interface, its default: the container port is the chart's",
             "tollgate.grpc.port", "the container port 8090; the Service's port is checkService.service.grpcPort",
             "tollgate.rules.token", "the chart mounts the token as a file (tollgate.rules.token-file), so that a renewed one is read",
+            "tollgate.rules.client-credentials.client-secret", "the chart mounts the secret as a file (client-secret-file), so that a rotated one is read",
             "tollgate.security.dev-token", "never outside the dev profile, which the chart never turns on",
             "tollgate.security.issuer", "only with a key file; the chart takes the issuer's URI (rulesService.jwt.issuerUri)");
 
@@ -47,6 +48,10 @@ class ServiceSettingsChartTest {
                 "access", Map.of("tokenSecret", "gateway-tokens"))),
                 Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"),
                         "rules", Map.of("sslBundle", "rules-feed"))))), deployment, service));
+        // and a third has the pods obtain their watch token by client credentials
+        env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of("rules", Map.of("tokenSecret", "",
+                "clientCredentials", Map.of("enabled", true, "tokenUri", "https://idp.example/token", "clientId", "tollgate-pods",
+                        "existingSecret", "idp-client", "audience", "tollgate-rules-service", "sslBundle", "idp"))))), deployment, service));
 
         List<String> properties = documented(service);
         assertThat(properties).isNotEmpty();

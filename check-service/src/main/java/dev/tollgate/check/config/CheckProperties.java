@@ -18,6 +18,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -104,18 +105,22 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param sslBundle       the spring.ssl.bundle.* name whose trust (and key, for mutual TLS) an https
      *                        service URL is reached with; unset: the JVM's trust store
      * @param retry           how long a pod waits after a failed watch call
+     * @param clientCredentials the watch token from an OAuth2 issuer, renewed before it expires: instead of
+     *                        {@code token} or {@code tokenFile}
      */
     public record Rules(String file, String serviceUrl, String token, String tokenFile,
                         @DefaultValue("tollgate-rules-snapshot.json") @NotBlank String snapshotFile,
                         @DefaultValue("2s") @DurationMin(millis = 1) Duration connectTimeout,
                         @DefaultValue("35s") @DurationMin(seconds = 1) Duration pollTimeout,
                         @DefaultValue("128MB") DataSize maxSnapshotSize, String sslBundle,
-                        @Valid @DefaultValue Retry retry) {
+                        @Valid @DefaultValue Retry retry, @Valid @DefaultValue ClientCredentials clientCredentials) {
 
-        /** Set tollgate.rules.token or tollgate.rules.token-file, not both. */
-        @AssertTrue(message = "set tollgate.rules.token or tollgate.rules.token-file, not both")
+        /** At most one way to the watch token. */
+        @AssertTrue(message = "set at most one of tollgate.rules.token, tollgate.rules.token-file and tollgate.rules.client-credentials.*")
         public boolean isOneTokenSource() {
-            return token == null || token.isBlank() || tokenFile == null || tokenFile.isBlank();
+            int sources = (hasText(token) ? 1 : 0) + (hasText(tokenFile) ? 1 : 0)
+                    + (clientCredentials != null && clientCredentials.configured() ? 1 : 0);
+            return sources <= 1;
         }
 
         /** tollgate.rules.max-snapshot-size must be between 1KB and 2GB. */
@@ -128,9 +133,71 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
             return serviceUrl != null && !serviceUrl.isBlank();
         }
 
+        /** The token from the file or the property, or none; client credentials are assembled with their client. */
         public WatchToken watchToken() {
-            return tokenFile != null && !tokenFile.isBlank() ? WatchToken.file(Path.of(tokenFile)) : WatchToken.fixed(token);
+            return hasText(tokenFile) ? WatchToken.file(Path.of(tokenFile)) : WatchToken.fixed(token);
         }
+
+        /** Never the token itself: this record may end up in a log or a failure message. */
+        @Override
+        public String toString() {
+            return "Rules[file=" + file + ", serviceUrl=" + serviceUrl + ", token=" + (hasText(token) ? "****" : "none")
+                    + ", tokenFile=" + tokenFile + ", clientCredentials=" + clientCredentials + "]";
+        }
+    }
+
+    /**
+     * The watch token by OAuth2 client credentials (RFC 6749 section 4.4): the pod asks the region's identity
+     * provider for it, and for a new one {@code clockSkew} before it expires. While the issuer is down the
+     * pod goes on with the token it holds; once that expires, with the rules it holds.
+     *
+     * @param tokenUri         the issuer's token endpoint, e.g. https://login.example.com/realms/tollgate/protocol/openid-connect/token
+     * @param clientId         the pods' client at the issuer
+     * @param clientSecret     its secret (prefer clientSecretFile: it can be rotated without a restart)
+     * @param clientSecretFile a file holding the secret, read again for every token request, so that a
+     *                         rotated Secret volume is used without a restart
+     * @param scope            the scope asked for, space-separated
+     * @param audience         an {@code audience} parameter for issuers that need one to put rules-service in
+     *                         the token's {@code aud} (Auth0, some Keycloak set-ups); unset: none sent
+     * @param authentication   how the client authenticates at the token endpoint
+     * @param clockSkew        how long before its expiry a token is renewed: longer than one watch call, so a
+     *                         token never expires during a poll
+     * @param timeout          connect and read timeout of one token request
+     * @param sslBundle        the spring.ssl.bundle.* name whose trust an https issuer is reached with; unset:
+     *                         the JVM's trust store
+     */
+    public record ClientCredentials(URI tokenUri, String clientId, String clientSecret, String clientSecretFile,
+                                    @DefaultValue("ratelimit:watch") @NotBlank String scope, String audience,
+                                    @DefaultValue("client-secret-basic") Authentication authentication,
+                                    @DefaultValue("60s") @DurationMin(seconds = 0) Duration clockSkew,
+                                    @DefaultValue("10s") @DurationMin(millis = 1) Duration timeout, String sslBundle) {
+
+        /** The client authentication methods of RFC 6749 a pod can use. */
+        public enum Authentication {
+            CLIENT_SECRET_BASIC, CLIENT_SECRET_POST
+        }
+
+        /** Whether any of it is set: then all of it must be. */
+        public boolean configured() {
+            return tokenUri != null || hasText(clientId) || hasText(clientSecret) || hasText(clientSecretFile);
+        }
+
+        /** Client credentials need the token endpoint, the client id and one secret. */
+        @AssertTrue(message = "tollgate.rules.client-credentials needs token-uri, client-id and one of client-secret or client-secret-file")
+        public boolean isComplete() {
+            return !configured() || (tokenUri != null && hasText(clientId) && hasText(clientSecret) != hasText(clientSecretFile));
+        }
+
+        /** Never the secret itself. */
+        @Override
+        public String toString() {
+            return "ClientCredentials[tokenUri=" + tokenUri + ", clientId=" + clientId + ", clientSecret="
+                    + (hasText(clientSecret) ? "****" : "none") + ", clientSecretFile=" + clientSecretFile + ", scope=" + scope + "]";
+        }
+    }
+
+    private static boolean hasText(String value) {
+        return value != null && !value.isBlank();
     }
 
     /**

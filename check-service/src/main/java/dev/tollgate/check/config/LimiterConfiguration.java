@@ -2,9 +2,11 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.check.envoy.DescriptorBook;
+import dev.tollgate.check.rules.ClientCredentialsToken;
 import dev.tollgate.check.rules.RulesFeed;
 import dev.tollgate.check.rules.RulesFile;
 import dev.tollgate.check.rules.RulesWatcher;
+import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
@@ -22,6 +24,7 @@ import dev.tollgate.store.spring.RetiredProperties;
 import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -33,6 +36,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
 import org.springframework.util.StringUtils;
 import org.springframework.web.client.RestClient;
 import reactor.core.Disposable;
@@ -40,6 +44,8 @@ import reactor.core.Disposable;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -108,19 +114,40 @@ class LimiterConfiguration {
 
     /**
      * Only when rules come from rules-service: watches its feed and keeps the last good snapshot. The feed
-     * is on Spring Boot's RestClient builder (a prototype: this one is the feed's own), so each poll is an
-     * http.client.requests observation.
+     * (and the token issuer, with client credentials) is on Spring Boot's RestClient builder, a prototype of
+     * which each gets its own, so each poll and token request is an http.client.requests observation.
      */
     @Bean(initMethod = "start", destroyMethod = "close")
     @Conditional(RulesServiceConfigured.class)
     RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, DescriptorBook descriptors, JsonMapper json,
-                              MeterRegistry registry, RestClient.Builder http, SslBundles sslBundles) {
+                              MeterRegistry registry, ObjectProvider<RestClient.Builder> http, SslBundles sslBundles) {
         CheckProperties.Rules rules = properties.rules();
-        SslBundle ssl = rules.sslBundle() == null || rules.sslBundle().isBlank() ? null : sslBundles.getBundle(rules.sslBundle());
-        RulesFeed feed = RulesFeed.of(http, new RulesFeed.Settings(URI.create(rules.serviceUrl()), rules.watchToken(),
-                rules.connectTimeout(), rules.pollTimeout(), ssl, rules.maxSnapshotSize().toBytes()));
+        RulesFeed feed = RulesFeed.of(http.getObject(), new RulesFeed.Settings(URI.create(rules.serviceUrl()),
+                watchToken(rules, http, sslBundles, registry), rules.connectTimeout(), rules.pollTimeout(), sslBundle(sslBundles, rules.sslBundle()),
+                rules.maxSnapshotSize().toBytes()));
         RulesWatcher.WatchSettings watch = new RulesWatcher.WatchSettings(Path.of(rules.snapshotFile()), rules.retry().first(), rules.retry().max());
         return new RulesWatcher(feed, watch, (SnapshotRuleBook) ruleBook, descriptors, json, registry);
+    }
+
+    /** The token from the properties or its file, or by client credentials from the issuer when those are set. */
+    private static WatchToken watchToken(CheckProperties.Rules rules, ObjectProvider<RestClient.Builder> http, SslBundles sslBundles,
+                                         MeterRegistry registry) {
+        CheckProperties.ClientCredentials client = rules.clientCredentials();
+        if (!client.configured()) {
+            return rules.watchToken();
+        }
+        ClientCredentialsToken.Secret secret = StringUtils.hasText(client.clientSecretFile())
+                ? () -> Files.readString(Path.of(client.clientSecretFile()), StandardCharsets.UTF_8).strip()
+                : client.clientSecret()::strip;
+        ClientAuthenticationMethod authentication = client.authentication() == CheckProperties.ClientCredentials.Authentication.CLIENT_SECRET_POST
+                ? ClientAuthenticationMethod.CLIENT_SECRET_POST : ClientAuthenticationMethod.CLIENT_SECRET_BASIC;
+        return ClientCredentialsToken.of(new ClientCredentialsToken.Settings(client.tokenUri(), client.clientId(), secret, client.scope(),
+                client.audience(), authentication, client.clockSkew(), client.timeout(), sslBundle(sslBundles, client.sslBundle())),
+                http.getObject(), Clock.systemUTC(), registry);
+    }
+
+    private static SslBundle sslBundle(SslBundles bundles, String name) {
+        return StringUtils.hasText(name) ? bundles.getBundle(name) : null;
     }
 
     /** The gateways' service tokens for the HTTP and gRPC check ports; none: open ports. */

@@ -167,6 +167,9 @@ public final class RulesWatcher implements AutoCloseable {
         int status = answer.status();
         if (status == 401 || status == 403) {
             refused.increment();
+            if (status == 401) {
+                feed.token().refused();
+            }
             if (!wasRefused) {
                 // an expired token would otherwise freeze the pod's rules without a word: say it once, loudly
                 log.warn("rules-service refused the watch token ({}, {}): the pod keeps {} until a valid token is configured",

@@ -12,7 +12,10 @@ import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.validation.ValidationBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.validation.beanvalidation.SpringValidatorAdapter;
 
 import java.time.Duration;
@@ -101,7 +104,57 @@ class CheckPropertiesTest {
     @Test
     void refusesSettingsThatContradictEachOther() {
         assertRefused(Map.of("tollgate.pods.heartbeat", "3s", "tollgate.pods.ttl", "3s"), "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat");
-        assertRefused(Map.of("tollgate.rules.token", "t", "tollgate.rules.token-file", "/run/token"), "not both");
+        String oneSource = "set at most one of tollgate.rules.token, tollgate.rules.token-file and tollgate.rules.client-credentials.*";
+        assertRefused(Map.of("tollgate.rules.token", "t", "tollgate.rules.token-file", "/run/token"), oneSource);
+        assertRefused(Map.of("tollgate.rules.token-file", "/run/token", "tollgate.rules.client-credentials.token-uri", "https://idp/token",
+                "tollgate.rules.client-credentials.client-id", "pods", "tollgate.rules.client-credentials.client-secret-file", "/run/secret"), oneSource);
+        assertRefused(Map.of("tollgate.rules.retry.first", "5s", "tollgate.rules.retry.max", "1s"),
+                "tollgate.rules.retry.max must not be shorter than tollgate.rules.retry.first");
+        assertRefused(Map.of("tollgate.rules.max-snapshot-size", "100B"), "tollgate.rules.max-snapshot-size must be between 1KB and 2GB");
+    }
+
+    @Test
+    void bindsClientCredentialsFromTheEnvironmentVariablesTheChartSets() {
+        Map<String, Object> env = Map.of("TOLLGATE_RULES_CLIENTCREDENTIALS_TOKENURI", "https://idp/token",
+                "TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTID", "pods", "TOLLGATE_RULES_CLIENTCREDENTIALS_CLIENTSECRETFILE", "/run/secret",
+                "TOLLGATE_RULES_CLIENTCREDENTIALS_CLOCKSKEW", "90s", "TOLLGATE_RULES_CLIENTCREDENTIALS_AUTHENTICATION", "client-secret-post");
+        Binder binder = new Binder(ConfigurationPropertySources.from(new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, env)));
+        CheckProperties.ClientCredentials credentials = binder.bindOrCreate("tollgate", Bindable.of(CheckProperties.class),
+                new ValidationBindHandler(new SpringValidatorAdapter(VALIDATION.getValidator()))).rules().clientCredentials();
+        assertThat(credentials.tokenUri()).hasToString("https://idp/token");
+        assertThat(credentials.clientId()).isEqualTo("pods");
+        assertThat(credentials.clientSecretFile()).isEqualTo("/run/secret");
+        assertThat(credentials.clockSkew()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(credentials.authentication()).isEqualTo(CheckProperties.ClientCredentials.Authentication.CLIENT_SECRET_POST);
+    }
+
+    @Test
+    void refusesClientCredentialsWithoutTheirEndpointClientOrExactlyOneSecret() {
+        String incomplete = "tollgate.rules.client-credentials needs token-uri, client-id and one of client-secret or client-secret-file";
+        assertRefused(Map.of("tollgate.rules.client-credentials.client-id", "pods",
+                "tollgate.rules.client-credentials.client-secret-file", "/run/secret"), incomplete);
+        assertRefused(Map.of("tollgate.rules.client-credentials.token-uri", "https://idp/token",
+                "tollgate.rules.client-credentials.client-secret", "s"), incomplete);
+        assertRefused(Map.of("tollgate.rules.client-credentials.token-uri", "https://idp/token", "tollgate.rules.client-credentials.client-id", "pods"),
+                incomplete);
+        assertRefused(Map.of("tollgate.rules.client-credentials.token-uri", "https://idp/token", "tollgate.rules.client-credentials.client-id", "pods",
+                "tollgate.rules.client-credentials.client-secret", "s", "tollgate.rules.client-credentials.client-secret-file", "/run/secret"), incomplete);
+    }
+
+    @Test
+    void bindsClientCredentialsWithTheirDefaultsAndNeverShowsTheSecret() {
+        CheckProperties.Rules rules = bind(Map.of("tollgate.rules.client-credentials.token-uri", "https://idp/token",
+                "tollgate.rules.client-credentials.client-id", "pods", "tollgate.rules.client-credentials.client-secret", "s3cr3t",
+                "tollgate.rules.client-credentials.authentication", "client_secret_post")).rules();
+        CheckProperties.ClientCredentials credentials = rules.clientCredentials();
+        assertThat(credentials.configured()).isTrue();
+        assertThat(credentials.scope()).isEqualTo("ratelimit:watch");
+        assertThat(credentials.clockSkew()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(credentials.authentication()).isEqualTo(CheckProperties.ClientCredentials.Authentication.CLIENT_SECRET_POST);
+        assertThat(rules.toString()).doesNotContain("s3cr3t");
+        assertThat(bind(Map.of()).rules().clientCredentials().configured()).isFalse();
+        assertThat(bind(Map.of()).rules().clientCredentials().authentication())
+                .isEqualTo(CheckProperties.ClientCredentials.Authentication.CLIENT_SECRET_BASIC);
     }
 
     private static CheckProperties bind(Map<String, String> values) {

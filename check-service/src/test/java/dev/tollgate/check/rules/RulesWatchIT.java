@@ -120,6 +120,29 @@ class RulesWatchIT {
     }
 
     @Test
+    void obtainsItsTokenByClientCredentialsAndAsksForAnotherWhenTheFeedRefusesIt() throws Exception {
+        Path secret = snapshotDir.resolve("client-secret");
+        Files.writeString(secret, "pod-secret\n");
+        String key = "acct_" + UUID.randomUUID();
+        try (FakeWatchFeed feed = new FakeWatchFeed(); TokenEndpoint issuer = new TokenEndpoint("pods", "pod-secret", 300)) {
+            // the feed takes only the issuer's second token: the first is refused (as one signed by a key rules-service
+            // no longer trusts would be), and the pod must ask the issuer for another rather than wait for its expiry
+            feed.requireToken("token-2");
+            feed.publish(1, GOOD);
+            try (ConfigurableApplicationContext pod = startPod(feed.url(), snapshotDir.resolve("rules-client-credentials.json"),
+                    "--tollgate.rules.client-credentials.token-uri=" + issuer.tokenUri(),
+                    "--tollgate.rules.client-credentials.client-id=pods",
+                    "--tollgate.rules.client-credentials.client-secret-file=" + secret)) {
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                        check(client(pod), key).jsonPath("$.entries[0].unknown_rule").doesNotExist());
+                assertThat(feed.lastAuthorization()).isEqualTo("Bearer token-2");
+                assertThat(issuer.lastScope()).isEqualTo("ratelimit:watch");
+                assertThat(pod.getBean(MeterRegistry.class).counter("tollgate.rules.watch.refused").count()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
     void followsTheDescriptorMappingsInTheFeedAndRefusesOneThatNamesNoRule() throws Exception {
         String mapped = GOOD.replace("\"region_budgets\": []", "\"region_budgets\": [], \"descriptor_domains\": [{\"domain\": \"public-api\","
                 + " \"version\": 1, \"descriptors\": [{\"key\": \"account\", \"rule\": \"feed-rule\"}]}]");
@@ -155,7 +178,7 @@ class RulesWatchIT {
     void refusesATokenAndATokenFileTogether() {
         assertThatThrownBy(() -> startPod("http://127.0.0.1:" + closedPort(), snapshotDir.resolve("rules-both.json"),
                 "--tollgate.rules.token=watch-token", "--tollgate.rules.token-file=" + snapshotDir.resolve("watch-token")).close())
-                .hasStackTraceContaining("set tollgate.rules.token or tollgate.rules.token-file, not both");
+                .hasStackTraceContaining("set at most one of tollgate.rules.token, tollgate.rules.token-file and tollgate.rules.client-credentials.*");
     }
 
     /** A pod on the feed, showing it the token {@code watch-token} unless {@code auth} says otherwise. */

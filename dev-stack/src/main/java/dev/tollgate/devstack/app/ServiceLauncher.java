@@ -57,6 +57,12 @@ public final class ServiceLauncher {
             "org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet.OAuth2ResourceServerAutoConfiguration",
             "org.springframework.boot.security.oauth2.server.resource.autoconfigure.reactive.ReactiveOAuth2ResourceServerAutoConfiguration");
     private static final String FLYWAY = "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration";
+    /**
+     * check-service's RestClient brings Boot's HTTP client auto-configuration, whose reactive half gives a servlet
+     * service a Reactor Netty resource factory on the JVM-wide loops: closing that service (a test stops rules-service)
+     * would dispose the loops the check-service pods serve on. The servlet services use no reactive client.
+     */
+    public static final String REACTIVE_HTTP_CLIENT = "org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration";
 
     /** What check-service's own module does not have: rules-service's database and security, Tomcat for WebFlux. */
     static final List<String> NOT_IN_CHECK_SERVICE = concat(SECURITY, List.of(
@@ -69,7 +75,7 @@ public final class ServiceLauncher {
             "org.springframework.boot.data.redis.autoconfigure.observation.LettuceObservationAutoConfiguration"));
 
     /** The rebalancer never migrates (a Job or rules-service does) and has no admin API to guard. */
-    static final List<String> NOT_IN_REBALANCER = concat(SECURITY, List.of(FLYWAY));
+    static final List<String> NOT_IN_REBALANCER = concat(SECURITY, List.of(FLYWAY, REACTIVE_HTTP_CLIENT));
 
     private ServiceLauncher() {
     }
@@ -106,6 +112,7 @@ public final class ServiceLauncher {
                                           Map<String, String> extra) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("spring.profiles.active", "dev");
+        properties.put("spring.autoconfigure.exclude", REACTIVE_HTTP_CLIENT);
         properties.put("tollgate.security.dev-token", devToken);
         properties.putAll(database.springProperties());
         properties.put("tollgate.usage.region", REGION);

@@ -17,6 +17,8 @@ public final class ProblemCodes {
     public static final String PRECONDITION_REQUIRED = "precondition_required";
     public static final String INTERNAL_ERROR = "internal_error";
     public static final String STORE_UNAVAILABLE = "store_unavailable";
+    /** A write rolled back by a deadlock or serialization failure with another writer: retry it. */
+    public static final String STORE_BUSY = "store_busy";
     public static final String ANSWER_TOO_LARGE = "answer_too_large";
 
     private ProblemCodes() {

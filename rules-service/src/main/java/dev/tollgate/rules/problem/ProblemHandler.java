@@ -96,6 +96,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             return respond(problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
                     "A parameter holds a value PostgreSQL cannot store or compare (a NUL, text that is not UTF-8, or a date or number out of range)."));
         }
+        if (StoreFailures.isContention(e)) {
+            log.info("a rules store transaction lost a race and was rolled back: {}", e.getMessage());
+            ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.STORE_BUSY,
+                    "The change collided with another writer of the rules store and was rolled back whole; nothing was changed. Retry.");
+            problem.setProperty("store", "rules");
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+        }
         if (!StoreFailures.isUnavailable(e)) {
             return unexpected(e);
         }

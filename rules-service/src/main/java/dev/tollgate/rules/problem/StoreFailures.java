@@ -1,5 +1,6 @@
 package dev.tollgate.rules.problem;
 
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessResourceException;
@@ -37,6 +38,24 @@ final class StoreFailures {
             // a rollback on a connection that just died fails too, and hides the failure that caused it
             if (cause instanceof TransactionSystemException rollback && rollback.getApplicationException() != null
                     && isUnavailable(rollback.getApplicationException())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The transaction lost a race, not the store: a deadlock (40P01) with a writer that took its locks in
+     * another order (psql, a migration script), a serialization failure (40001) or a lock it could not get
+     * (55P03). PostgreSQL rolled it back whole, so the caller can simply try again.
+     */
+    static boolean isContention(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof ConcurrencyFailureException) {
+                return true;
+            }
+            if (cause instanceof SQLException sql && sql.getSQLState() != null
+                    && List.of("40P01", "40001", "55P03").contains(sql.getSQLState())) {
                 return true;
             }
         }

@@ -1,6 +1,7 @@
 package dev.tollgate.rules.problem;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
@@ -58,5 +59,17 @@ class StoreFailuresTest {
                 new SQLException("ERROR: timestamp out of range", "22008")))).isTrue();
         assertThat(StoreFailures.isUnstorableValue(new DataIntegrityViolationException("insert",
                 new SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
+    }
+
+    @Test
+    void aDeadlockOrSerializationFailureIsContentionNotAnOutage() {
+        for (String state : new String[] {"40P01", "40001", "55P03"}) {
+            UncategorizedSQLException lost = new UncategorizedSQLException("update", "UPDATE", new SQLException("lost a race", state));
+            assertThat(StoreFailures.isContention(lost)).as(state).isTrue();
+            assertThat(StoreFailures.isUnavailable(lost)).as(state).isFalse();
+        }
+        assertThat(StoreFailures.isContention(new CannotAcquireLockException("deadlock detected"))).isTrue();
+        assertThat(StoreFailures.isContention(new DataIntegrityViolationException("check",
+                new SQLException("new row violates check constraint", "23514")))).isFalse();
     }
 }
