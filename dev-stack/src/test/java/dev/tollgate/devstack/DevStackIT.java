@@ -17,7 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,6 +35,8 @@ class DevStackIT {
     @Test
     void startsChecksAcrossPodsTakesAnOverrideAndStopsLeavingNothingBehind() {
         List<Integer> ports = List.of(Pod.freePort(), Pod.freePort(), Pod.freePort(), Pod.freePort());
+        // another IT in this JVM may hold a shared Redis Cluster until the JVM exits: those are not the stack's
+        Set<Long> before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
         DevStack stack = DevStack.start("--check-port=" + ports.get(0), "--extra-check-port=" + ports.get(1),
                 "--rules-port=" + ports.get(2), "--rebalancer-port=" + ports.get(3));
         List<Long> redisPids;
@@ -106,7 +110,7 @@ class DevStackIT {
             stack.close();
         }
         assertThat(redisPids).noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
-        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).filter(p -> !before.contains(p.pid()))
                 .map(p -> p.info().command().orElse("")).filter(command -> command.contains("redis")).toList()).isEmpty();
         assertThat(postgresProcesses(postgresPort)).isEmpty();
         assertThat(workDirectory).doesNotExist();

@@ -1,6 +1,5 @@
 package dev.tollgate.rebalancer.budget;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -98,98 +97,119 @@ public final class BudgetSplit {
         if (observed.length != n || (kept != null && kept.length != n)) {
             throw new IllegalArgumentException("one count and one kept share per region " + regions);
         }
+        // arrays of region indices, not lists of boxed ones: this runs once per key, a million times a cycle
         long[] micros = new long[n];
-        List<Integer> free = new ArrayList<>(n);
+        int[] free = new int[n];
+        int freeCount = 0;
         long available = WHOLE;
         for (int i = 0; i < n; i++) {
             if (kept == null || Double.isNaN(kept[i])) {
-                free.add(i);
+                free[freeCount++] = i;
             } else {
                 micros[i] = Math.round(kept[i] * WHOLE);
                 available -= micros[i];
             }
         }
-        if (free.isEmpty()) {
+        if (freeCount == 0) {
             throw new IllegalArgumentException("at least one region's share must be computed");
         }
-        if (available < free.size()) {
+        if (available < freeCount) {
             return null;
         }
-        long[] weights = weights(observed, free);
+        long[] weights = weights(observed, free, freeCount);
         // kept shares written under another floor may leave less than a floor each for the others
-        long least = Math.min(floor, available / free.size());
-        boolean[] raised = new boolean[n];
+        long least = Math.min(floor, available / freeCount);
         long remaining = available;
-        long total = 0;
-        List<Integer> unraised = new ArrayList<>(free);
+        long total;
+        int[] unraised = Arrays.copyOf(free, freeCount);
+        int unraisedCount = freeCount;
         while (true) {
             total = 0;
-            for (int i : unraised) {
-                total += weights[i];
+            for (int k = 0; k < unraisedCount; k++) {
+                total += weights[unraised[k]];
             }
-            List<Integer> below = new ArrayList<>();
-            for (int i : unraised) {
+            int below = 0;
+            for (int k = 0; k < unraisedCount; k++) {
                 // share_i = remaining * w_i / total, compared without dividing
+                int i = unraised[k];
                 if (total == 0 || remaining * weights[i] < least * total) {
-                    below.add(i);
+                    below++;
                 }
             }
-            if (below.isEmpty() || below.size() == unraised.size()) {
+            if (below == 0 || below == unraisedCount) {
                 break;
             }
-            for (int i : below) {
-                raised[i] = true;
-                micros[i] = least;
-                remaining -= least;
+            int stillUnraised = 0;
+            long before = remaining;
+            for (int k = 0; k < unraisedCount; k++) {
+                int i = unraised[k];
+                if (total == 0 || before * weights[i] < least * total) {
+                    micros[i] = least;
+                    remaining -= least;
+                } else {
+                    unraised[stillUnraised++] = i;
+                }
             }
-            unraised.removeAll(below);
+            unraisedCount = stillUnraised;
         }
         if (total == 0) {
             // nothing left to weigh by (cannot happen with positive defaults): split the rest evenly
             Arrays.fill(weights, 1);
-            total = unraised.size();
+            total = unraisedCount;
         }
-        allocate(remaining, weights, total, unraised, micros);
+        allocate(remaining, weights, total, unraised, unraisedCount, micros);
         return toShares(micros);
     }
 
     /** Usage as weights; with no usage at all, the default split's. Scaled so products stay exact. */
-    private long[] weights(long[] observed, List<Integer> free) {
+    private long[] weights(long[] observed, int[] free, int freeCount) {
         long[] weights = new long[observed.length];
         long max = 0;
-        for (int i : free) {
+        for (int k = 0; k < freeCount; k++) {
+            int i = free[k];
             weights[i] = Math.max(0, observed[i]);
             max = Math.max(max, weights[i]);
         }
         if (max == 0) {
-            for (int i : free) {
-                weights[i] = defaults[i];
+            for (int k = 0; k < freeCount; k++) {
+                weights[free[k]] = defaults[free[k]];
             }
             return weights;
         }
         if (max > MAX_WEIGHT) {
             long divisor = max / MAX_WEIGHT + 1;
-            for (int i : free) {
-                weights[i] /= divisor;
+            for (int k = 0; k < freeCount; k++) {
+                weights[free[k]] /= divisor;
             }
         }
         return weights;
     }
 
     /** Largest remainders: each gets the floor of its exact share, the odd millionths go to the largest fractions. */
-    private static void allocate(long amount, long[] weights, long total, List<Integer> among, long[] micros) {
+    private static void allocate(long amount, long[] weights, long total, int[] among, int count, long[] micros) {
         long given = 0;
         long[] remainders = new long[weights.length];
-        for (int i : among) {
+        for (int k = 0; k < count; k++) {
+            int i = among[k];
             long product = amount * weights[i];
             micros[i] = product / total;
             remainders[i] = product % total;
             given += micros[i];
         }
-        List<Integer> byRemainder = new ArrayList<>(among);
-        byRemainder.sort((a, b) -> remainders[a] != remainders[b] ? Long.compare(remainders[b], remainders[a]) : Integer.compare(a, b));
+        // largest remainder first, the lower region index on a tie (an insertion sort: a handful of regions)
+        int[] byRemainder = Arrays.copyOf(among, count);
+        for (int k = 1; k < count; k++) {
+            int region = byRemainder[k];
+            int j = k - 1;
+            while (j >= 0 && (remainders[byRemainder[j]] < remainders[region]
+                    || (remainders[byRemainder[j]] == remainders[region] && byRemainder[j] > region))) {
+                byRemainder[j + 1] = byRemainder[j];
+                j--;
+            }
+            byRemainder[j + 1] = region;
+        }
         for (int k = 0; given < amount; k++) {
-            micros[byRemainder.get(k % byRemainder.size())]++;
+            micros[byRemainder[k % count]]++;
             given++;
         }
     }

@@ -16,10 +16,8 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The {@code region_budgets} table, read and written over the lock's connection (see {@link LeaderLock}).
@@ -75,11 +73,12 @@ public final class BudgetStore {
         connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
             long revision = revision(connection);
-            Set<String> rules = new HashSet<>();
+            // each rule id once, the same String for every key under it: a million keys share a handful of rules
+            Map<String, String> rules = new HashMap<>();
             try (PreparedStatement select = connection.prepareStatement("SELECT rule_id FROM rules");
                  ResultSet result = select.executeQuery()) {
                 while (result.next()) {
-                    rules.add(result.getString(1));
+                    rules.put(result.getString(1), result.getString(1));
                 }
             }
             Map<BudgetKey, double[]> shares = new HashMap<>();
@@ -95,7 +94,8 @@ public final class BudgetStore {
                             otherRegions++;
                             continue;
                         }
-                        shares.computeIfAbsent(new BudgetKey(result.getString(1), result.getString(2)), k -> nanArray())
+                        String rule = result.getString(1);
+                        shares.computeIfAbsent(new BudgetKey(rules.getOrDefault(rule, rule), result.getString(2)), k -> nanArray())
                                 [region] = result.getDouble(4);
                     }
                 }
@@ -105,7 +105,7 @@ public final class BudgetStore {
                 log.warn("region_budgets holds {} rows of regions this rebalancer does not know (it knows {}); they are left alone",
                         otherRegions, regions);
             }
-            return new StoredBudgets(revision, rules, shares);
+            return new StoredBudgets(revision, rules.keySet(), shares);
         } catch (SQLException | RuntimeException e) {
             rollbackQuietly(connection);
             throw e;

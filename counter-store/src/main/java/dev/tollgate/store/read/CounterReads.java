@@ -1,6 +1,8 @@
 package dev.tollgate.store.read;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * What the control path reads from a region's counter store, without spending: a token bucket's level,
@@ -29,6 +31,11 @@ public interface CounterReads {
     /** Cost the region's shadow rules would have denied for one rule in the usage window that starts at {@code windowStart} (s); 0 when none. */
     CompletableFuture<Long> shadowDenied(String ruleId, long windowStart);
 
-    /** Every rule and key's admitted cost in one usage window; fails unless every shard of it was read. */
-    CompletableFuture<UsageWindow> usageWindow(long windowStart);
+    /**
+     * Every rule and key's admitted cost in one usage window, handed to {@code shards} one shard's hash at a
+     * time as each is read (one call at a time, on the store's threads; read it with
+     * {@link UsageWindow#forEach}), so the window is never held whole. Answers the fields read; fails unless
+     * every shard was read, and then some shards may have been handed over already: the caller discards them.
+     */
+    CompletableFuture<Long> usageWindow(long windowStart, Consumer<Map<String, String>> shards);
 }

@@ -2,17 +2,15 @@ package dev.tollgate.store.read;
 
 import dev.tollgate.store.key.UsageKeys;
 
-import java.util.List;
 import java.util.Map;
 
 /**
- * One usage window of a region as read: every shard's hash. Fields that are not a rule and a key, and
- * counts that are not a positive number, are skipped as they are visited (no pod writes them).
- *
- * @param windowStart the window, in epoch seconds
- * @param hashes      each shard's fields, {@code <rule>:<key>} to cost
+ * Reading one shard's hash of a usage window ({@link CounterReads#usageWindow}): the shards are handed over
+ * as they are read and parsed with this, so a reader never holds a whole window (at 1,000,000 keys,
+ * 1,000,000 fields a region) as text. Fields that are not a rule and a key, and counts that are not a
+ * positive number, are skipped (no pod writes them).
  */
-public record UsageWindow(long windowStart, List<Map<String, String>> hashes) {
+public final class UsageWindow {
 
     /** Told of each rule and key with usage in the window. */
     @FunctionalInterface
@@ -20,27 +18,16 @@ public record UsageWindow(long windowStart, List<Map<String, String>> hashes) {
         void admitted(String ruleId, String key, long cost);
     }
 
-    public UsageWindow {
-        hashes = List.copyOf(hashes);
+    private UsageWindow() {
     }
 
-    /** Fields read, counted or not. */
-    public long fields() {
-        long fields = 0;
-        for (Map<String, String> hash : hashes) {
-            fields += hash.size();
-        }
-        return fields;
-    }
-
-    public void forEach(Admissions admissions) {
-        for (Map<String, String> hash : hashes) {
-            for (Map.Entry<String, String> field : hash.entrySet()) {
-                UsageKeys.Field parsed = UsageKeys.Field.parse(field.getKey());
-                long cost = cost(field.getValue());
-                if (parsed != null && cost > 0) {
-                    admissions.admitted(parsed.ruleId(), parsed.key(), cost);
-                }
+    /** Tells {@code admissions} of each counted field of one shard's hash, {@code <rule>:<key>} to cost. */
+    public static void forEach(Map<String, String> hash, Admissions admissions) {
+        for (Map.Entry<String, String> field : hash.entrySet()) {
+            UsageKeys.Field parsed = UsageKeys.Field.parse(field.getKey());
+            long cost = cost(field.getValue());
+            if (parsed != null && cost > 0) {
+                admissions.admitted(parsed.ruleId(), parsed.key(), cost);
             }
         }
     }

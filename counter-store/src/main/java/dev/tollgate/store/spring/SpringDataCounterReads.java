@@ -7,7 +7,6 @@ import dev.tollgate.store.read.BucketShape;
 import dev.tollgate.store.read.CounterReads;
 import dev.tollgate.store.read.LogCount;
 import dev.tollgate.store.read.TokenLevel;
-import dev.tollgate.store.read.UsageWindow;
 import dev.tollgate.store.read.WindowCount;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
@@ -20,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -103,13 +103,17 @@ public final class SpringDataCounterReads implements CounterReads {
     }
 
     @Override
-    public CompletableFuture<UsageWindow> usageWindow(long windowStart) {
-        // every shard at once (Lettuce pipelines them per node); one that fails fails the window
+    public CompletableFuture<Long> usageWindow(long windowStart, Consumer<Map<String, String>> shards) {
+        // every shard at once (Lettuce pipelines them per node), each handed over as it arrives, not collected:
+        // flatMap signals one shard at a time, in whatever order they answer; one that fails fails the window
         return send(() -> Flux.fromIterable(UsageKeys.windows(windowStart))
-                .flatMapSequential(name -> redis.<String, String>opsForHash().entries(name)
+                .flatMap(name -> redis.<String, String>opsForHash().entries(name)
                         .collectMap(Map.Entry::getKey, Map.Entry::getValue), UsageKeys.SHARDS)
-                .collectList()
-                .map(hashes -> new UsageWindow(windowStart, hashes)));
+                .map(hash -> {
+                    shards.accept(hash);
+                    return (long) hash.size();
+                })
+                .reduce(0L, Long::sum));
     }
 
     private <T> CompletableFuture<T> send(Supplier<Mono<T>> read) {
