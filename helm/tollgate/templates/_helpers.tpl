@@ -369,7 +369,7 @@ be the pods' regionDefaultShare, or the shares of a key without a budget would n
 {{/* check-service's tracing: on with a sampling share and an OTLP endpoint, or explicitly off. */}}
 {{- define "tollgate.tracingEnv" -}}
 {{- $t := .Values.tracing -}}
-- name: MANAGEMENT_TRACING_ENABLED
+- name: MANAGEMENT_TRACING_EXPORT_ENABLED
   value: {{ $t.enabled | quote }}
 {{- if $t.enabled }}
 - name: MANAGEMENT_TRACING_SAMPLING_PROBABILITY

@@ -175,8 +175,8 @@ class OperabilityChartTest {
         Tree on = container(TollgateChart.render("us-east", Map.of("tracing", Map.of("enabled", true, "samplingProbability", 0.05,
                 "otlpEndpoint", "http://otel-collector.observability:4318/v1/traces"))), "check-service");
 
-        assertThat(off.named("MANAGEMENT_TRACING_ENABLED", "env").at("value").text()).isEqualTo("false");
-        assertThat(on.named("MANAGEMENT_TRACING_ENABLED", "env").at("value").text()).isEqualTo("true");
+        assertThat(off.named("MANAGEMENT_TRACING_EXPORT_ENABLED", "env").at("value").text()).isEqualTo("false");
+        assertThat(on.named("MANAGEMENT_TRACING_EXPORT_ENABLED", "env").at("value").text()).isEqualTo("true");
         assertThat(on.named("MANAGEMENT_TRACING_SAMPLING_PROBABILITY", "env").at("value").text()).isEqualTo("0.05");
         assertThat(on.named("MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT", "env").at("value").text())
                 .isEqualTo("http://otel-collector.observability:4318/v1/traces");

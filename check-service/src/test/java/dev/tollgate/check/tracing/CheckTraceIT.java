@@ -38,7 +38,7 @@ class CheckTraceIT {
         registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
         registry.add("tollgate.redis.command-timeout", () -> "2s");
         registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
-        registry.add("management.tracing.enabled", () -> "true");
+        registry.add("management.tracing.export.enabled", () -> "true");
         registry.add("management.tracing.sampling.probability", () -> "1.0");
     }
 
