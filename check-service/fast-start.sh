@@ -34,13 +34,43 @@ else
   use="-XX:SharedArchiveFile=$dest/app.jsa"
 fi
 
-# The training run: the whole context (web server, gRPC server and Redis connection attempts included, which
-# fail harmlessly without a cluster) is built, then the JVM exits and writes the archive. Ports 0: it never
-# clashes with a running service.
-# shellcheck disable=SC2086
-"$java" $opts $train -Dspring.context.exit=onRefresh -jar "$app" \
-  --server.port=0 --tollgate.grpc.port=0 --spring.data.redis.cluster.nodes=127.0.0.1:1 \
-  --spring.main.banner-mode=off --logging.level.root=WARN >"$dest/training.log" 2>&1 \
-  || { echo "training run failed, see $dest/training.log" >&2; exit 1; }
+# The training run: the pod started as it runs (web and management servers, the gRPC server, Redis connection
+# attempts, which fail harmlessly without a cluster), a few checks answered over HTTP (by their fail mode, with no
+# store) so that the request path's classes are in the archive too, then stopped with SIGTERM: the JVM writes
+# the archive as it exits. Ports 0: it never clashes with a running service. Without curl or wget, the context
+# is refreshed and the JVM exits at once (-Dspring.context.exit=onRefresh): an archive without the request path.
+rules="$dest/training-rules.yml"
+printf 'rules:\n  - id: training\n    domain: training\n    match: { plan: training }\n    algorithm: token_bucket\n    rate_per_s: 10\n    burst: 20\n' >"$rules"
+run_args="--server.port=0 --management.server.port=0 --tollgate.grpc.port=0 --spring.data.redis.cluster.nodes=127.0.0.1:1
+  --tollgate.rules.file=$rules --tollgate.rules.service-url= --spring.main.banner-mode=off"
+check='{"domain":"training","entries":[{"rule":"training","key":"k","cost":1}]}'
+post() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -s -o /dev/null -XPOST -H 'Content-Type: application/json' -d "$check" "$1"
+  else
+    wget -q -O /dev/null --header='Content-Type: application/json' --post-data="$check" "$1"
+  fi
+}
+if command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1; then
+  # shellcheck disable=SC2086
+  "$java" $opts $train -jar "$app" $run_args >"$dest/training.log" 2>&1 &
+  pid=$!
+  port=
+  for _ in $(seq 1 600); do
+    port=$(sed -n 's/.*Netty started on port \([0-9]*\).*/\1/p' "$dest/training.log" | head -n 1)
+    [ -n "$port" ] && grep -q 'Started CheckServiceApplication' "$dest/training.log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { kill "$pid" 2>/dev/null; echo "training run did not start, see $dest/training.log" >&2; exit 1; }
+  for _ in $(seq 1 50); do post "http://127.0.0.1:$port/v1/ratelimit:check" || true; done
+  kill -TERM "$pid"
+  wait "$pid" || true
+else
+  # shellcheck disable=SC2086
+  "$java" $opts $train -Dspring.context.exit=onRefresh -jar "$app" $run_args --logging.level.root=WARN >"$dest/training.log" 2>&1 \
+    || { echo "training run failed, see $dest/training.log" >&2; exit 1; }
+fi
+[ -s "${use#*=}" ] || { echo "training run wrote no archive, see $dest/training.log" >&2; exit 1; }
 
 echo "$java $opts $use -jar $app"

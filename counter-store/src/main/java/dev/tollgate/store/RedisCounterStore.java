@@ -183,6 +183,15 @@ public final class RedisCounterStore implements CounterStore {
         return awaitFirstOutcome(start(client, nodes, settings));
     }
 
+    /**
+     * Waits, on the caller's thread, for the first attempt's outcome as {@link #connect} does (bounded by
+     * three connect timeouts): for a caller that {@link #start started} the store early and had other work
+     * to do while it connected. Returns at once when the first attempt has settled.
+     */
+    public RedisCounterStore awaitFirstAttempt() {
+        return awaitFirstOutcome(this);
+    }
+
     private static RedisCounterStore awaitFirstOutcome(RedisCounterStore store) {
         try {
             store.firstOutcome.get(store.attemptLimit.toMillis() + 100, TimeUnit.MILLISECONDS);

@@ -57,15 +57,22 @@ class LimiterConfiguration {
     /**
      * The store on the native client of Spring Data Redis's Lettuce connection factory, which Spring Boot
      * configures from {@code spring.data.redis.*} (cluster nodes, credentials, TLS, timeouts); the store
-     * lays its own options over the client's (command timeout, no queueing while disconnected). Waits for
-     * the first attempt only (bounded by the connect timeout); later attempts run in the background. With
-     * tracing on, each command is a span under the check that sent it: Spring Boot hands the client
-     * Lettuce's Micrometer tracing (command arguments, which hold callers' keys, left out).
+     * lays its own options over the client's (command timeout, no queueing while disconnected). Starts
+     * connecting and returns at once, so that the first attempt (Netty's and Lettuce's cluster classes, the
+     * slot map, the handshakes: 1-3 s of a cold start) runs while the rest of the context is built;
+     * {@link StoreFirstAttempt} waits for its outcome before the ports open. With tracing on, each command
+     * is a span under the check that sent it: Spring Boot hands the client Lettuce's Micrometer tracing
+     * (command arguments, which hold callers' keys, left out).
      */
     @Bean(destroyMethod = "close")
     RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties, Environment environment) {
         RetiredProperties.refuse(environment, RetiredProperties.REDIS);
-        return RedisCounterStore.connect(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings());
+        return RedisCounterStore.start(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings());
+    }
+
+    @Bean
+    StoreFirstAttempt storeFirstAttempt(RedisCounterStore store) {
+        return new StoreFirstAttempt(store);
     }
 
     /** The store's reconnect delay (capped at half a second) on the Lettuce resources Spring Boot builds. */
