@@ -11,6 +11,7 @@ import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Format;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.JitSettle;
 import dev.tollgate.bench.wire.JvmCounters;
 import dev.tollgate.bench.wire.Ports;
 import dev.tollgate.bench.wire.ServerUnderTest;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -37,13 +39,17 @@ import java.util.stream.Stream;
  * floor: a bare reactor-netty server answering check-service's own answer, canned. Both are driven by the
  * same load generator in the bench's JVM, step by step in turn, over HTTP/1.1 keep-alive, h2c and (the pod
  * only) Envoy's gRPC: at saturation (closed loop) and open loop at fixed rates, with each server's CPU time
- * and allocated bytes read before and after every step.
+ * and allocated bytes read before and after every step. Before the steps, each server is loaded over each
+ * protocol until its JIT has settled ({@link JitSettle}); how long that took is a figure of its own, what a pod
+ * the autoscaler adds during a spike goes through.
  */
 final class WireScenario implements Scenario {
 
     private static final int MAX_IN_FLIGHT = 100_000;
     /** The longest a step waits for its last answers before cutting them off as failed (time-scaled, at least 1 s). */
     private static final double DRAIN_SECONDS = 5;
+    /** How often a warm-up reads the server's compilation time: a closed loop of this length between readings. */
+    private static final double SETTLE_READ_SECONDS = 1;
 
     /** One measured step against one server. */
     record Step(long checks, long failed, long fallback, long late, double seconds, Histogram latency, JvmCounters.Reading used) {
@@ -59,6 +65,19 @@ final class WireScenario implements Scenario {
         double bytesPerCheck() {
             return used.bytesPer(checks);
         }
+    }
+
+    /**
+     * One server's warm-up over one protocol: saturation load until its JIT settled, or until the cap.
+     *
+     * @param seconds              until it settled (or the cap)
+     * @param compileMillis        the JIT's compilation time during the warm-up
+     * @param lastWindowCompileMillis the JIT's compilation time in the warm-up's last window
+     * @param firstRate            checks answered per second in the first window
+     * @param lastRate             checks answered per second in the last window
+     */
+    record WarmUp(boolean settled, double seconds, long checksSent, long compileMillis, long lastWindowCompileMillis,
+                  double firstRate, double lastRate) {
     }
 
     /** Which server a step ran against: the floor or the pod. */
@@ -106,12 +125,20 @@ final class WireScenario implements Scenario {
         System.out.printf("  scenario 8: starting check-service from %s%n", podSettings.jar());
         Map<Integer, Map<Protocol, Map<Server, Step>>> open = new LinkedHashMap<>();
         Map<Protocol, Map<Server, Step>> saturated = new LinkedHashMap<>();
+        Map<Protocol, Map<Server, WarmUp>> warmUps = new LinkedHashMap<>();
         try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
              ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
-            warmUp(bench, servers, mix, checks);
+            if (wire.warmupSeconds() > 0) {
+                for (Protocol protocol : wire.protocols()) {
+                    for (Server server : against(protocol)) {
+                        warmUps.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                                .put(server, warmUp(bench, servers.get(server), protocol, mix, checks));
+                    }
+                }
+            }
             for (Protocol protocol : wire.protocols()) {
-                List<Server> against = protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD);
+                List<Server> against = against(protocol);
                 for (Server server : against) {
                     System.out.printf("  scenario 8: %s, %s at saturation%n", protocol.label, server.label);
                     saturated.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
@@ -125,28 +152,65 @@ final class WireScenario implements Scenario {
                     }
                 }
             }
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, saturated, open);
+            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open);
         } finally {
             deleteQuietly(work);
         }
     }
 
-    /** Every server over every protocol it speaks, unmeasured: the steps then measure compiled code, not the JIT at work. */
-    private static void warmUp(Bench bench, Map<Server, ServerUnderTest> servers, Mix mix, Map<Mix.Client, WireCheck> checks) {
+    /** The floor has no gRPC. */
+    private static List<Server> against(Protocol protocol) {
+        return protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD);
+    }
+
+    /**
+     * Saturation load on one server over one protocol, unmeasured, until its JIT has settled or the cap (real
+     * seconds: the JIT's pace does not follow the time scale): the steps then measure compiled code, not the JIT at
+     * work. The load runs in slices of {@link #SETTLE_READ_SECONDS}, each followed by a reading of the compilers' total.
+     */
+    private static WarmUp warmUp(Bench bench, ServerUnderTest server, Protocol protocol, Mix mix, Map<Mix.Client, WireCheck> checks) {
         BenchOptions options = bench.options();
-        if (options.wire().warmupSeconds() <= 0) {
-            return;
-        }
-        double seconds = options.seconds(options.wire().warmupSeconds());
-        for (Protocol protocol : options.wire().protocols()) {
-            for (Server server : protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD)) {
-                System.out.printf("  scenario 8: warming %s up over %s for %s%n", server.label, protocol.label, Format.seconds(seconds));
-                try (WireClient client = connect(servers.get(server), protocol, options.wire().connections())) {
-                    new ClosedLoop(bench.newRun(seconds, null), options.wire().connections()).run(seconds, seconds, drain(options), null,
-                            () -> client.send(checks.get(mix.pick(mix.pickKind()))));
-                }
+        double cap = options.wire().warmupSeconds();
+        int connections = options.wire().connections();
+        JitSettle rule = JitSettle.DEFAULT;
+        System.out.printf("  scenario 8: warming %s up over %s until its JIT settles (at most %s)%n", server.name(), protocol.label,
+                Format.seconds(cap));
+        Timeline timeline = bench.newRun(cap, null);
+        ClosedLoop load = new ClosedLoop(timeline, connections);
+        List<JitSettle.Sample> samples = new ArrayList<>();
+        Optional<JitSettle.Sample> settled = Optional.empty();
+        try (WireClient client = connect(server, protocol, connections)) {
+            samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis()));
+            while (settled.isEmpty() && since(timeline) < cap) {
+                load.run(Math.min(cap, since(timeline) + SETTLE_READ_SECONDS), 0, drain(options), null,
+                        () -> client.send(checks.get(mix.pick(mix.pickKind()))));
+                samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis()));
+                settled = rule.settledAt(samples);
             }
         }
+        JitSettle.Sample first = samples.get(0);
+        JitSettle.Sample last = samples.get(samples.size() - 1);
+        double window = Math.min(rule.windowSeconds(), last.seconds());
+        JitSettle.Sample windowStart = samples.stream().filter(sample -> sample.seconds() <= last.seconds() - window)
+                .reduce((a, b) -> b).orElse(first);
+        WarmUp warmUp = new WarmUp(settled.isPresent(), last.seconds(), timeline.sum(Series.SENT, 0, last.seconds() + 1),
+                last.compileMillis() - first.compileMillis(), last.compileMillis() - windowStart.compileMillis(),
+                answered(timeline, 0, window) / window, answered(timeline, last.seconds() - window, last.seconds()) / window);
+        System.out.printf("  scenario 8: %s over %s %s; %s checks sent, %,d ms compiled (%,d ms in the last %s); %s at first, %s at the end%n",
+                server.name(), protocol.label, warmUp.settled() ? "settled after " + Format.seconds(warmUp.seconds())
+                        : "had not settled at the cap, " + Format.seconds(cap),
+                Format.count(warmUp.checksSent()), warmUp.compileMillis(), warmUp.lastWindowCompileMillis(), Format.seconds(window),
+                Format.rate(warmUp.firstRate()), Format.rate(warmUp.lastRate()));
+        bench.pause();
+        return warmUp;
+    }
+
+    private static double since(Timeline timeline) {
+        return (System.nanoTime() - timeline.startNanos()) / 1e9;
+    }
+
+    private static long answered(Timeline timeline, double from, double to) {
+        return timeline.sum(Series.ALLOWED, from, to) + timeline.sum(Series.DENIED, from, to);
     }
 
     private static Step saturate(Bench bench, ServerUnderTest server, Protocol protocol, Mix mix, Map<Mix.Client, WireCheck> checks) {
@@ -243,7 +307,7 @@ final class WireScenario implements Scenario {
     }
 
     private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,
-                          Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open) {
+                          Map<Protocol, Map<Server, WarmUp>> warmUps, Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open) {
         BenchOptions options = bench.options();
         BenchOptions.Wire wire = options.wire();
         Section section = new Section(number(), title());
@@ -255,9 +319,18 @@ final class WireScenario implements Scenario {
                 + "headers): the least any Java HTTP service on this machine does per check. Both JVMs run with `"
                 + String.join(" ", wire.jvmFlags()) + "` (the chart's limits and collector). The load generator runs in the "
                 + "bench's JVM on one event-loop thread per client, on the same 2 cores as the servers and Redis.");
-        section.method("Before the first step, each server is warmed up over each protocol for "
-                + Format.seconds(options.seconds(wire.warmupSeconds())) + " (closed loop, unmeasured), so that the steps measure "
-                + "compiled code rather than the JIT at work.");
+        JitSettle rule = JitSettle.DEFAULT;
+        section.method(wire.warmupSeconds() <= 0 ? "No warm-up before the first step (`--wire-warmup-s=0`): the steps measure the JIT at work too."
+                : "Before the first step, each server is warmed up over each protocol at saturation (" + wire.connections()
+                + " checks in flight, closed loop, unmeasured) **until its JIT has settled**: until HotSpot's total compilation time "
+                + "(`java.lang:type=Compilation` `TotalCompilationTime`, read over JMX every " + Format.seconds(SETTLE_READ_SECONDS)
+                + ") grew by less than " + rule.quietCompileMillis() + " ms over the last " + Format.seconds(rule.windowSeconds())
+                + " (the compilers busy " + Format.percent(rule.quietCompileMillis() / (rule.windowSeconds() * 1000))
+                + " of one thread's time), at most " + Format.seconds(wire.warmupSeconds()) + " (real seconds, not "
+                + "time-scaled). A fixed short warm-up measures the JIT still compiling rather than the server: a check-service pod "
+                + "under saturation spends its first minutes at several times its settled CPU per check. How long each took is "
+                + "itself a figure: it is what a pod that the autoscaler adds during a spike goes through before it serves at its "
+                + "settled cost.");
         section.method("The checks are scenario 3's traffic mix spread over " + Format.count(keys)
                 + " keys (two entries per check, the plan's bucket and the route's; 10% from a few clients over their limit), "
                 + "as JSON over HTTP/1.1 keep-alive and over h2c (prior knowledge), and as Envoy's `ShouldRateLimit` over gRPC "
@@ -312,6 +385,25 @@ final class WireScenario implements Scenario {
         start.row(Server.FLOOR.label, Format.seconds(floor.coldStartSeconds()), "any 200 answer");
         start.row(Server.POD.label, Format.seconds(checkService.coldStartSeconds()), "an enforced verdict of the rules file's rules");
         section.table(start);
+
+        if (!warmUps.isEmpty()) {
+            double window = rule.windowSeconds();
+            Table jit = new Table("**JIT warm-up**, saturation load until the compilers settle (under " + rule.quietCompileMillis()
+                    + " ms of compilation in " + Format.seconds(window) + "), at most " + Format.seconds(wire.warmupSeconds()) + ":",
+                    List.of("protocol", "server", "settled after", "checks sent", "compiled meanwhile", "compiled in the last "
+                            + Format.seconds(window), "checks/s, first " + Format.seconds(window), "checks/s, last " + Format.seconds(window)));
+            for (Map.Entry<Protocol, Map<Server, WarmUp>> byProtocol : warmUps.entrySet()) {
+                for (Map.Entry<Server, WarmUp> e : byProtocol.getValue().entrySet()) {
+                    WarmUp w = e.getValue();
+                    jit.row(byProtocol.getKey().label, e.getKey().label,
+                            w.settled() ? Format.seconds(w.seconds()) : "not within " + Format.seconds(wire.warmupSeconds()) + " (the cap)",
+                            Format.count(w.checksSent()), String.format(Locale.ROOT, "%,d ms", w.compileMillis()),
+                            String.format(Locale.ROOT, "%,d ms", w.lastWindowCompileMillis()), Format.rate(w.firstRate()),
+                            Format.rate(w.lastRate()));
+                }
+            }
+            section.table(jit);
+        }
 
         List<String> categories = new ArrayList<>();
         Map<String, List<Double>> series = new LinkedHashMap<>();
