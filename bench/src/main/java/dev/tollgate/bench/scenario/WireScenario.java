@@ -24,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -50,6 +51,11 @@ final class WireScenario implements Scenario {
     private static final double DRAIN_SECONDS = 5;
     /** How often a warm-up reads the server's compilation time: a closed loop of this length between readings. */
     private static final double SETTLE_READ_SECONDS = 1;
+    /**
+     * A warm-up slice waits for all its checks (up to the clients' response timeout) before the next starts, so that
+     * a cold server's slow first answers never pile up beyond the connections' worth in flight.
+     */
+    private static final double SLICE_DRAIN_SECONDS = 30;
 
     /** One measured step against one server. */
     record Step(long checks, long failed, long fallback, long late, double seconds, Histogram latency, JvmCounters.Reading used) {
@@ -73,11 +79,11 @@ final class WireScenario implements Scenario {
      * @param seconds              until it settled (or the cap)
      * @param compileMillis        the JIT's compilation time during the warm-up
      * @param lastWindowCompileMillis the JIT's compilation time in the warm-up's last window
-     * @param firstRate            checks answered per second in the first window
-     * @param lastRate             checks answered per second in the last window
+     * @param failed               checks that failed or were not answered
+     * @param ratePerWindow        checks answered per second in each whole window from the start
      */
-    record WarmUp(boolean settled, double seconds, long checksSent, long compileMillis, long lastWindowCompileMillis,
-                  double firstRate, double lastRate) {
+    record WarmUp(boolean settled, double seconds, long checksSent, long failed, long compileMillis, long lastWindowCompileMillis,
+                  double firstRate, double lastRate, double[] ratePerWindow) {
     }
 
     /** Which server a step ran against: the floor or the pod. */
@@ -182,7 +188,7 @@ final class WireScenario implements Scenario {
         try (WireClient client = connect(server, protocol, connections)) {
             samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis()));
             while (settled.isEmpty() && since(timeline) < cap) {
-                load.run(Math.min(cap, since(timeline) + SETTLE_READ_SECONDS), 0, drain(options), null,
+                load.run(Math.min(cap, since(timeline) + SETTLE_READ_SECONDS), 0, SLICE_DRAIN_SECONDS, null,
                         () -> client.send(checks.get(mix.pick(mix.pickKind()))));
                 samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis()));
                 settled = rule.settledAt(samples);
@@ -193,14 +199,22 @@ final class WireScenario implements Scenario {
         double window = Math.min(rule.windowSeconds(), last.seconds());
         JitSettle.Sample windowStart = samples.stream().filter(sample -> sample.seconds() <= last.seconds() - window)
                 .reduce((a, b) -> b).orElse(first);
-        WarmUp warmUp = new WarmUp(settled.isPresent(), last.seconds(), timeline.sum(Series.SENT, 0, last.seconds() + 1),
-                last.compileMillis() - first.compileMillis(), last.compileMillis() - windowStart.compileMillis(),
-                answered(timeline, 0, window) / window, answered(timeline, last.seconds() - window, last.seconds()) / window);
-        System.out.printf("  scenario 8: %s over %s %s; %s checks sent, %,d ms compiled (%,d ms in the last %s); %s at first, %s at the end%n",
+        double[] ratePerWindow = new double[(int) Math.floor(last.seconds() / rule.windowSeconds())];
+        for (int i = 0; i < ratePerWindow.length; i++) {
+            ratePerWindow[i] = answered(timeline, i * rule.windowSeconds(), (i + 1) * rule.windowSeconds()) / rule.windowSeconds();
+        }
+        double end = last.seconds() + 1;
+        WarmUp warmUp = new WarmUp(settled.isPresent(), last.seconds(), timeline.sum(Series.SENT, 0, end),
+                timeline.sum(Series.SENT, 0, end) - answered(timeline, 0, end), last.compileMillis() - first.compileMillis(),
+                last.compileMillis() - windowStart.compileMillis(), answered(timeline, 0, window) / window,
+                answered(timeline, last.seconds() - window, last.seconds()) / window, ratePerWindow);
+        System.out.printf("  scenario 8: %s over %s %s; %s checks sent (%s failed), %,d ms compiled (%,d ms in the last %s); "
+                        + "checks/s per %s: %s%n",
                 server.name(), protocol.label, warmUp.settled() ? "settled after " + Format.seconds(warmUp.seconds())
                         : "had not settled at the cap, " + Format.seconds(cap),
-                Format.count(warmUp.checksSent()), warmUp.compileMillis(), warmUp.lastWindowCompileMillis(), Format.seconds(window),
-                Format.rate(warmUp.firstRate()), Format.rate(warmUp.lastRate()));
+                Format.count(warmUp.checksSent()), Format.count(warmUp.failed()), warmUp.compileMillis(), warmUp.lastWindowCompileMillis(),
+                Format.seconds(window), Format.seconds(rule.windowSeconds()),
+                String.join(" ", Arrays.stream(ratePerWindow).mapToObj(Format::count).toList()));
         bench.pause();
         return warmUp;
     }
@@ -390,14 +404,14 @@ final class WireScenario implements Scenario {
             double window = rule.windowSeconds();
             Table jit = new Table("**JIT warm-up**, saturation load until the compilers settle (under " + rule.quietCompileMillis()
                     + " ms of compilation in " + Format.seconds(window) + "), at most " + Format.seconds(wire.warmupSeconds()) + ":",
-                    List.of("protocol", "server", "settled after", "checks sent", "compiled meanwhile", "compiled in the last "
+                    List.of("protocol", "server", "settled after", "checks sent", "failed", "compiled meanwhile", "compiled in the last "
                             + Format.seconds(window), "checks/s, first " + Format.seconds(window), "checks/s, last " + Format.seconds(window)));
             for (Map.Entry<Protocol, Map<Server, WarmUp>> byProtocol : warmUps.entrySet()) {
                 for (Map.Entry<Server, WarmUp> e : byProtocol.getValue().entrySet()) {
                     WarmUp w = e.getValue();
                     jit.row(byProtocol.getKey().label, e.getKey().label,
                             w.settled() ? Format.seconds(w.seconds()) : "not within " + Format.seconds(wire.warmupSeconds()) + " (the cap)",
-                            Format.count(w.checksSent()), String.format(Locale.ROOT, "%,d ms", w.compileMillis()),
+                            Format.count(w.checksSent()), Format.count(w.failed()), String.format(Locale.ROOT, "%,d ms", w.compileMillis()),
                             String.format(Locale.ROOT, "%,d ms", w.lastWindowCompileMillis()), Format.rate(w.firstRate()),
                             Format.rate(w.lastRate()));
                 }
