@@ -417,6 +417,21 @@ final class WireScenario implements Scenario {
                 }
             }
             section.table(jit);
+            Map<String, Charts.Curve> curves = new LinkedHashMap<>();
+            warmUps.forEach((protocol, byServer) -> byServer.forEach((server, w) -> {
+                double[] x = new double[w.ratePerWindow().length];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = (i + 1) * window;
+                }
+                if (x.length > 0) {
+                    curves.put(server.label + ", " + protocol.label, new Charts.Curve(x, w.ratePerWindow()));
+                }
+            }));
+            if (!curves.isEmpty()) {
+                section.chart(charts.curves("s8-wire-warm-up", "Checks answered per second while the JIT warms up (saturation, "
+                        + wire.connections() + " in flight)", "seconds of warm-up (each point: the " + Format.seconds(window)
+                        + " before it)", "checks/s", curves, false));
+            }
         }
 
         List<String> categories = new ArrayList<>();
