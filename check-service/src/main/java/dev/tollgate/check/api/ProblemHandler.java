@@ -1,10 +1,5 @@
 package dev.tollgate.check.api;
 
-import dev.tollgate.common.check.InvalidCheckRequestException;
-import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.store.StoreException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -19,52 +14,18 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import reactor.core.publisher.Mono;
 
-import java.util.List;
-import java.util.Map;
 
 /**
- * Maps every failure to RFC 9457 problem details with a {@code code}. Bad input is the caller's and
- * says what to change; a store failure says which (504 {@code store_timeout}, 503
- * {@code store_unavailable}) so the gateway can apply the rule's fail mode. Nothing a caller sends
- * ends in a 500.
+ * Maps every failure of a check that reached WebFlux to RFC 9457 problem details with a {@code code},
+ * worded by {@link CheckProblems}. Nothing a caller sends ends in a 500.
  */
 @RestControllerAdvice
 class ProblemHandler extends ResponseEntityExceptionHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
-
-    @ExceptionHandler(InvalidCheckRequestException.class)
-    ResponseEntity<ProblemDetail> invalidRequest(InvalidCheckRequestException e) {
-        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_REQUEST, e.getMessage());
-        List<Map<String, String>> errors = e.problems().stream()
-                .map(p -> Map.of("field", p.field(), "message", p.message()))
-                .toList();
-        problem.setProperty("errors", errors);
-        return ResponseEntity.status(problem.getStatus()).body(problem);
-    }
-
-    @ExceptionHandler(StoreException.class)
-    ResponseEntity<ProblemDetail> storeFailure(StoreException e) {
-        boolean timeout = e.kind() == StoreException.Kind.TIMEOUT;
-        ProblemDetail problem = timeout
-                ? problem(HttpStatus.GATEWAY_TIMEOUT, ProblemCodes.STORE_TIMEOUT,
-                        "The counter shard did not answer in time; a fail-closed rule denies the request.")
-                : problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.STORE_UNAVAILABLE,
-                        "The counter shard cannot be reached; a fail-closed rule denies the request.");
-        return ResponseEntity.status(problem.getStatus()).body(problem);
-    }
-
-    @ExceptionHandler(RulesNotLoadedException.class)
-    ResponseEntity<ProblemDetail> rulesNotLoaded(RulesNotLoadedException e) {
-        ProblemDetail problem = problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.RULES_UNAVAILABLE,
-                "This pod holds no rules yet, so it cannot tell which rules fail closed; apply your own failure mode.");
-        return ResponseEntity.status(problem.getStatus()).body(problem);
-    }
-
+    /** What the engine refused or failed at (Spring's own web errors have their handlers below). */
     @ExceptionHandler(Exception.class)
-    ResponseEntity<ProblemDetail> unexpected(Exception e) {
-        log.error("unexpected failure of a check", e);
-        ProblemDetail problem = problem(HttpStatus.INTERNAL_SERVER_ERROR, ProblemCodes.INTERNAL_ERROR, "An unexpected error occurred.");
+    ResponseEntity<ProblemDetail> checkFailed(Exception e) {
+        ProblemDetail problem = CheckProblems.of(e);
         return ResponseEntity.status(problem.getStatus()).body(problem);
     }
 
@@ -74,15 +35,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         if (hasCause(ex, DataBufferLimitException.class)) {
             // the rest of the body is still on its way and nobody will read it
             RequestBodies.closeAfterAnswer(exchange);
-            ProblemDetail problem = problem(HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE,
-                    "The request body is larger than the service accepts.");
-            return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
+            return Mono.just(ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(CheckProblems.tooLarge()));
         }
-        UnreadableBody unreadable = UnreadableBody.of(ex);
-        String where = unreadable.field().isEmpty() ? "" : " (at " + unreadable.field() + ")";
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, ProblemCodes.BAD_REQUEST,
-                "The request body is not a valid check request: " + unreadable.message() + where + ".");
-        problem.setProperty("errors", List.of(Map.of("field", unreadable.field(), "message", unreadable.message())));
+        ProblemDetail problem = CheckProblems.unreadable(ex);
         return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
     }
 
@@ -107,12 +62,6 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         if (problem.getProperties() == null || !problem.getProperties().containsKey("code")) {
             problem.setProperty("code", ProblemCodes.forStatus(status));
         }
-        return problem;
-    }
-
-    private static ProblemDetail problem(HttpStatus status, String code, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setProperty("code", code);
         return problem;
     }
 

@@ -27,17 +27,21 @@ class JsonConfiguration {
         return WireFormat::configure;
     }
 
+    @Bean
+    CheckJson checkJson(JsonMapper json) {
+        return new CheckJson(json);
+    }
+
     /**
      * After Boot's own Jackson codec customizer (order 0), which it replaces: strict reading, and the check's
      * request and answer read and written with the streaming parser and generator (the same JSON both ways).
      */
     @Bean
     @Order(Ordered.LOWEST_PRECEDENCE)
-    CodecCustomizer strictRequestBodies(JsonMapper json) {
-        JsonMapper strict = WireFormat.strict(json.rebuild()).build();
+    CodecCustomizer strictRequestBodies(CheckJson check) {
         return configurer -> {
-            configurer.defaultCodecs().jacksonJsonDecoder(new CheckRequestDecoder(strict));
-            configurer.defaultCodecs().jacksonJsonEncoder(new CheckResponseEncoder(json));
+            configurer.defaultCodecs().jacksonJsonDecoder(check.decoder());
+            configurer.defaultCodecs().jacksonJsonEncoder(check.encoder());
         };
     }
 }

@@ -19,7 +19,7 @@ import java.util.Set;
  */
 public final class TracingSwitch implements AutoConfigurationImportFilter, EnvironmentAware {
 
-    static final String EXPORT = "management.tracing.export.enabled";
+    public static final String EXPORT = "management.tracing.export.enabled";
     static final String RETIRED = "management.tracing.enabled";
 
     /** What puts spans on requests; NoopTracerAutoConfiguration stays. */
