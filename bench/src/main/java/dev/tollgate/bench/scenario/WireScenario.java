@@ -84,6 +84,33 @@ final class WireScenario implements Scenario {
      */
     record WarmUp(boolean settled, double seconds, long checksSent, long failed, long compileMillis, long lastWindowCompileMillis,
                   double firstRate, double lastRate, double[] ratePerWindow) {
+
+        /**
+         * @param samples  the compilers' totals read during the warm-up, the first before any load
+         * @param timeline the warm-up's checks, from the first sample's start
+         */
+        static WarmUp of(JitSettle rule, List<JitSettle.Sample> samples, boolean settled, Timeline timeline) {
+            JitSettle.Sample first = samples.get(0);
+            JitSettle.Sample last = samples.get(samples.size() - 1);
+            // a warm-up cut shorter than a window by its cap has its whole length as its first and last window
+            double window = Math.min(rule.windowSeconds(), last.seconds());
+            JitSettle.Sample windowStart = samples.stream().filter(sample -> sample.seconds() <= last.seconds() - window)
+                    .reduce((a, b) -> b).orElse(first);
+            double[] ratePerWindow = new double[(int) Math.floor(last.seconds() / rule.windowSeconds())];
+            for (int i = 0; i < ratePerWindow.length; i++) {
+                ratePerWindow[i] = answered(timeline, i * rule.windowSeconds(), (i + 1) * rule.windowSeconds()) / rule.windowSeconds();
+            }
+            // the last slice's checks were all answered (or given up) before the last reading
+            double end = last.seconds() + 1;
+            long sent = timeline.sum(Series.SENT, 0, end);
+            return new WarmUp(settled, last.seconds(), sent, sent - answered(timeline, 0, end), last.compileMillis() - first.compileMillis(),
+                    last.compileMillis() - windowStart.compileMillis(), answered(timeline, 0, window) / window,
+                    answered(timeline, last.seconds() - window, last.seconds()) / window, ratePerWindow);
+        }
+
+        private static long answered(Timeline timeline, double from, double to) {
+            return timeline.sum(Series.ALLOWED, from, to) + timeline.sum(Series.DENIED, from, to);
+        }
     }
 
     /** Which server a step ran against: the floor or the pod. */
@@ -194,37 +221,21 @@ final class WireScenario implements Scenario {
                 settled = rule.settledAt(samples);
             }
         }
-        JitSettle.Sample first = samples.get(0);
-        JitSettle.Sample last = samples.get(samples.size() - 1);
-        double window = Math.min(rule.windowSeconds(), last.seconds());
-        JitSettle.Sample windowStart = samples.stream().filter(sample -> sample.seconds() <= last.seconds() - window)
-                .reduce((a, b) -> b).orElse(first);
-        double[] ratePerWindow = new double[(int) Math.floor(last.seconds() / rule.windowSeconds())];
-        for (int i = 0; i < ratePerWindow.length; i++) {
-            ratePerWindow[i] = answered(timeline, i * rule.windowSeconds(), (i + 1) * rule.windowSeconds()) / rule.windowSeconds();
-        }
-        double end = last.seconds() + 1;
-        WarmUp warmUp = new WarmUp(settled.isPresent(), last.seconds(), timeline.sum(Series.SENT, 0, end),
-                timeline.sum(Series.SENT, 0, end) - answered(timeline, 0, end), last.compileMillis() - first.compileMillis(),
-                last.compileMillis() - windowStart.compileMillis(), answered(timeline, 0, window) / window,
-                answered(timeline, last.seconds() - window, last.seconds()) / window, ratePerWindow);
+        WarmUp warmUp = WarmUp.of(rule, samples, settled.isPresent(), timeline);
+        double window = Math.min(rule.windowSeconds(), warmUp.seconds());
         System.out.printf("  scenario 8: %s over %s %s; %s checks sent (%s failed), %,d ms compiled (%,d ms in the last %s); "
                         + "checks/s per %s: %s%n",
                 server.name(), protocol.label, warmUp.settled() ? "settled after " + Format.seconds(warmUp.seconds())
                         : "had not settled at the cap, " + Format.seconds(cap),
                 Format.count(warmUp.checksSent()), Format.count(warmUp.failed()), warmUp.compileMillis(), warmUp.lastWindowCompileMillis(),
                 Format.seconds(window), Format.seconds(rule.windowSeconds()),
-                String.join(" ", Arrays.stream(ratePerWindow).mapToObj(Format::count).toList()));
+                String.join(" ", Arrays.stream(warmUp.ratePerWindow()).mapToObj(Format::count).toList()));
         bench.pause();
         return warmUp;
     }
 
     private static double since(Timeline timeline) {
         return (System.nanoTime() - timeline.startNanos()) / 1e9;
-    }
-
-    private static long answered(Timeline timeline, double from, double to) {
-        return timeline.sum(Series.ALLOWED, from, to) + timeline.sum(Series.DENIED, from, to);
     }
 
     private static Step saturate(Bench bench, ServerUnderTest server, Protocol protocol, Mix mix, Map<Mix.Client, WireCheck> checks) {
