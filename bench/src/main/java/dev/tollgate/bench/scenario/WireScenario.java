@@ -108,7 +108,7 @@ final class WireScenario implements Scenario {
                     answered(timeline, last.seconds() - window, last.seconds()) / window, ratePerWindow);
         }
 
-        private static long answered(Timeline timeline, double from, double to) {
+        static long answered(Timeline timeline, double from, double to) {
             return timeline.sum(Series.ALLOWED, from, to) + timeline.sum(Series.DENIED, from, to);
         }
     }
@@ -213,11 +213,12 @@ final class WireScenario implements Scenario {
         List<JitSettle.Sample> samples = new ArrayList<>();
         Optional<JitSettle.Sample> settled = Optional.empty();
         try (WireClient client = connect(server, protocol, connections)) {
-            samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis()));
+            samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis(), 0));
             while (settled.isEmpty() && since(timeline) < cap) {
                 load.run(Math.min(cap, since(timeline) + SETTLE_READ_SECONDS), 0, SLICE_DRAIN_SECONDS, null,
                         () -> client.send(checks.get(mix.pick(mix.pickKind()))));
-                samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis()));
+                double now = since(timeline);
+                samples.add(new JitSettle.Sample(now, server.compilationMillis(), WarmUp.answered(timeline, 0, now + 1)));
                 settled = rule.settledAt(samples);
             }
         }
@@ -351,7 +352,8 @@ final class WireScenario implements Scenario {
                 + "(`java.lang:type=Compilation` `TotalCompilationTime`, read over JMX every " + Format.seconds(SETTLE_READ_SECONDS)
                 + ") grew by less than " + rule.quietCompileMillis() + " ms over the last " + Format.seconds(rule.windowSeconds())
                 + " (the compilers busy " + Format.percent(rule.quietCompileMillis() / (rule.windowSeconds() * 1000))
-                + " of one thread's time), at most " + Format.seconds(wire.warmupSeconds()) + " (real seconds, not "
+                + " of one thread's time) and at least " + Format.count(rule.minChecks()) + " checks were answered (past C2's "
+                + "thresholds for code run once a check), at most " + Format.seconds(wire.warmupSeconds()) + " (real seconds, not "
                 + "time-scaled). A fixed short warm-up measures the JIT still compiling rather than the server: a check-service pod "
                 + "under saturation spends its first minutes at several times its settled CPU per check. How long each took is "
                 + "itself a figure: it is what a pod that the autoscaler adds during a spike goes through before it serves at its "
@@ -414,7 +416,8 @@ final class WireScenario implements Scenario {
         if (!warmUps.isEmpty()) {
             double window = rule.windowSeconds();
             Table jit = new Table("**JIT warm-up**, saturation load until the compilers settle (under " + rule.quietCompileMillis()
-                    + " ms of compilation in " + Format.seconds(window) + "), at most " + Format.seconds(wire.warmupSeconds()) + ":",
+                    + " ms of compilation in " + Format.seconds(window) + ", after at least " + Format.count(rule.minChecks())
+                    + " checks), at most " + Format.seconds(wire.warmupSeconds()) + ":",
                     List.of("protocol", "server", "settled after", "checks sent", "failed", "compiled meanwhile", "compiled in the last "
                             + Format.seconds(window), "checks/s, first " + Format.seconds(window), "checks/s, last " + Format.seconds(window)));
             for (Map.Entry<Protocol, Map<Server, WarmUp>> byProtocol : warmUps.entrySet()) {

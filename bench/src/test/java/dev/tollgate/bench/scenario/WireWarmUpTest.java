@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class WireWarmUpTest {
 
-    private static final JitSettle RULE = new JitSettle(5, 50);
+    private static final JitSettle RULE = new JitSettle(5, 50, 0);
 
     @Test
     void summarisesTheChecksTheCompilationAndTheRampOfAWarmUp() {
@@ -70,7 +70,7 @@ class WireWarmUpTest {
     private static List<JitSettle.Sample> everySecond(long... compileMillis) {
         List<JitSettle.Sample> samples = new ArrayList<>();
         for (int i = 0; i < compileMillis.length; i++) {
-            samples.add(new JitSettle.Sample(i, compileMillis[i]));
+            samples.add(new JitSettle.Sample(i, compileMillis[i], 0));
         }
         return samples;
     }
