@@ -40,8 +40,8 @@ import java.util.stream.Stream;
  * floor: a bare reactor-netty server answering check-service's own answer, canned. Both are driven by the
  * same load generator in the bench's JVM, step by step in turn, over HTTP/1.1 keep-alive, h2c and (the pod
  * only) Envoy's gRPC: at saturation (closed loop) and open loop at fixed rates, with each server's CPU time
- * and allocated bytes read before and after every step. Before the steps, each server is loaded over each
- * protocol until its JIT has settled ({@link JitSettle}); how long that took is a figure of its own, what a pod
+ * and allocated bytes read before and after every step. Before a protocol's steps, each server is loaded over it
+ * until its JIT has settled ({@link JitSettle}); how long that took is a figure of its own, what a pod
  * the autoscaler adds during a spike goes through.
  */
 final class WireScenario implements Scenario {
@@ -162,16 +162,14 @@ final class WireScenario implements Scenario {
         try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
              ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
-            if (wire.warmupSeconds() > 0) {
-                for (Protocol protocol : wire.protocols()) {
-                    for (Server server : against(protocol)) {
-                        warmUps.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
-                                .put(server, warmUp(bench, servers.get(server), protocol, mix, checks));
-                    }
-                }
-            }
             for (Protocol protocol : wire.protocols()) {
                 List<Server> against = against(protocol);
+                // each protocol's steps right after its own warm-up: another protocol's code run in between could
+                // change what the JIT compiled for this one (a call site seeing a second handler type is recompiled)
+                for (Server server : wire.warmupSeconds() > 0 ? against : List.<Server>of()) {
+                    warmUps.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                            .put(server, warmUp(bench, servers.get(server), protocol, mix, checks));
+                }
                 for (Server server : against) {
                     System.out.printf("  scenario 8: %s, %s at saturation%n", protocol.label, server.label);
                     saturated.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
@@ -347,7 +345,7 @@ final class WireScenario implements Scenario {
                 + "bench's JVM on one event-loop thread per client, on the same 2 cores as the servers and Redis.");
         JitSettle rule = JitSettle.DEFAULT;
         section.method(wire.warmupSeconds() <= 0 ? "No warm-up before the first step (`--wire-warmup-s=0`): the steps measure the JIT at work too."
-                : "Before the first step, each server is warmed up over each protocol at saturation (" + wire.connections()
+                : "Before each protocol's first step, each server is warmed up over that protocol at saturation (" + wire.connections()
                 + " checks in flight, closed loop, unmeasured) **until its JIT has settled**: until HotSpot's total compilation time "
                 + "(`java.lang:type=Compilation` `TotalCompilationTime`, read over JMX every " + Format.seconds(SETTLE_READ_SECONDS)
                 + ") grew by less than " + rule.quietCompileMillis() + " ms over the last " + Format.seconds(rule.windowSeconds())
