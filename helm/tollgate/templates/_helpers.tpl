@@ -190,6 +190,18 @@ checksum/{{ .name }}-secret: {{ include (print .root.Template.BasePath "/secret-
 {{- end }}
 
 {{/*
+The chart-made Redis Secret's checksum, all of it but the CA: a new password or node list needs new pods,
+a renewed CA does not (the pods' SSL bundle reloads the mounted file, and new connections trust it).
+*/}}
+{{- define "tollgate.redisSecretChecksum" -}}
+{{- if not .Values.redis.existingSecret -}}
+{{- $redis := deepCopy .Values.redis -}}
+{{- $_ := set $redis.tls "ca" "" -}}
+checksum/redis-secret: {{ toJson $redis | sha256sum }}
+{{- end -}}
+{{- end }}
+
+{{/*
 The management server: actuator (health, info, prometheus) on its own port, which no Service exposes.
 Probes, the PodMonitor and the scrape annotations use it; the API port serves no actuator endpoint.
 Call with (dict "root" $ "c" .Values.checkService).

@@ -111,6 +111,22 @@ class OperabilityChartTest {
     }
 
     @Test
+    void keepsThePodsWhenOnlyTheRedisCaIsRenewed() {
+        Manifests first = TollgateChart.render("us-east", CHART_MADE_SECRETS,
+                Map.of("redis", Map.of("tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\nold\n-----END CERTIFICATE-----"))));
+        Manifests renewed = TollgateChart.render("us-east", CHART_MADE_SECRETS,
+                Map.of("redis", Map.of("tls", Map.of("ca", "-----BEGIN CERTIFICATE-----\nnew\n-----END CERTIFICATE-----"))));
+
+        // the Secret carries the new CA, which the pods' SSL bundle reloads from the mounted file
+        assertThat(renewed.one("Secret", "tollgate-redis").at("stringData", "ca.crt").text()).contains("new");
+        for (String service : SERVICES) {
+            assertThat(podAnnotations(renewed, service).get("checksum/redis-secret")).as(service)
+                    .isNotNull()
+                    .isEqualTo(podAnnotations(first, service).get("checksum/redis-secret"));
+        }
+    }
+
+    @Test
     void leavesOutChecksumsOfSecretsTheOperatorManages() {
         // the region files name existing Secrets: the chart cannot see their content, so it claims no checksum
         for (String service : SERVICES) {
