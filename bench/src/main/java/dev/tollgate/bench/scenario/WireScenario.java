@@ -228,7 +228,7 @@ final class WireScenario implements Scenario {
                         : "had not settled at the cap, " + Format.seconds(cap),
                 Format.count(warmUp.checksSent()), Format.count(warmUp.failed()), warmUp.compileMillis(), warmUp.lastWindowCompileMillis(),
                 Format.seconds(window), Format.seconds(rule.windowSeconds()),
-                String.join(" ", Arrays.stream(warmUp.ratePerWindow()).mapToObj(Format::count).toList()));
+                warmUp.ratePerWindow().length == 0 ? "–" : String.join(" ", Arrays.stream(warmUp.ratePerWindow()).mapToObj(Format::count).toList()));
         bench.pause();
         return warmUp;
     }
