@@ -77,8 +77,10 @@ public record BenchOptions(
      * @param podJar      check-service's executable jar; null: the built one under check-service/target
      * @param basePort    the first of five loopback ports the servers take; 0: any free ones
      * @param keys        about how many keys the traffic mix spreads over
-     * @param warmupSeconds closed-loop load on each server and protocol before the first step, so that the steps
-     *                    measure compiled code, not the JIT (time-scaled like every phase)
+     * @param warmupSeconds the cap of the closed-loop load on each server and protocol before the first step, which
+     *                    lasts until the server's JIT has settled, so that the steps measure compiled code, not the
+     *                    JIT at work; real seconds, not time-scaled (the JIT's pace does not follow the time scale);
+     *                    0: no warm-up
      */
     public record Wire(List<Integer> rates, int connections, List<Protocol> protocols, List<String> jvmFlags, Path podJar,
                        int basePort, int keys, double warmupSeconds) {
@@ -153,7 +155,7 @@ public record BenchOptions(
         Path podJar = null;
         int wireBasePort = 0;
         int wireKeys = 1000;
-        double wireWarmup = 15;
+        double wireWarmup = 240;
         ScaleOptions d = ScaleOptions.DEFAULTS;
         int scaleKeys = d.keys();
         int scalePods = d.pods();
@@ -222,7 +224,8 @@ public record BenchOptions(
                 "  --wire-pod-jar=PATH       check-service's jar (default: check-service/target/tollgate-check-service-*.jar)",
                 "  --wire-base-port=0        first of 5 loopback ports for scenario 8's servers (0: any free)",
                 "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses",
-                "  --wire-warmup-s=15        scenario 8's JIT warm-up of each server and protocol before the steps",
+                "  --wire-warmup-s=240       scenario 8 loads each server over each protocol until its JIT settles, at most this long",
+                "                            (real seconds, not time-scaled; 0: no warm-up)",
                 "  --scale-keys=1000000      scenario 9: budget keys over three regions",
                 "  --scale-pods=150          scenario 9: simulated pods long-polling rules-service",
                 "  --scale-cycles=6          scenario 9: measured rebalancer cycles (after 2 warm ones)",

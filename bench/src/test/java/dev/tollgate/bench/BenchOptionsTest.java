@@ -22,7 +22,7 @@ class BenchOptionsTest {
         assertThat(wire.jvmFlags()).contains("-XX:MaxRAM=1g", "-XX:+UseG1GC");
         assertThat(wire.podJar()).isNull();
         assertThat(wire.basePort()).isZero();
-        assertThat(wire.warmupSeconds()).isEqualTo(15);
+        assertThat(wire.warmupSeconds()).isEqualTo(240);
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -73,9 +74,20 @@ public final class Charts {
         return save(chart, file, title);
     }
 
+    /** One line of a chart whose lines need not share their x values. */
+    public record Curve(double[] x, double[] y) {
+    }
+
     /** Lines over a shared x axis (seconds of a run, percentiles). */
     public Section.Chart lines(String file, String title, String xTitle, String yTitle, double[] x,
                                Map<String, double[]> series, boolean logY) {
+        Map<String, Curve> curves = new LinkedHashMap<>();
+        series.forEach((name, y) -> curves.put(name, new Curve(x, y)));
+        return curves(file, title, xTitle, yTitle, curves, logY);
+    }
+
+    /** Lines each over x values of its own, on one x axis: runs of different lengths, say. */
+    public Section.Chart curves(String file, String title, String xTitle, String yTitle, Map<String, Curve> series, boolean logY) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
@@ -83,14 +95,14 @@ public final class Charts {
         chart.getStyler().setYAxisLogarithmic(logY);
         chart.getStyler().setMarkerSize(4);
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");
-        series.forEach((name, values) -> {
-            double[] y = values.clone();
+        series.forEach((name, curve) -> {
+            double[] y = curve.y().clone();
             if (logY) {
                 for (int i = 0; i < y.length; i++) {
                     y[i] = Math.max(y[i], 1e-3);
                 }
             }
-            XYSeries line = chart.addSeries(name, x, y);
+            XYSeries line = chart.addSeries(name, curve.x(), y);
             line.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         });
         return save(chart, file, title);

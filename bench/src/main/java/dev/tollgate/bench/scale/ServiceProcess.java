@@ -1,7 +1,8 @@
 package dev.tollgate.bench.scale;
 
+import dev.tollgate.bench.wire.JavaProcess;
+
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +22,7 @@ import java.util.regex.Pattern;
  * One Tollgate service started from its Boot fat jar as a JVM of its own, so that its CPU time (from
  * {@code /proc/<pid>/stat}) and its heap (its own {@code /actuator/prometheus}) are its alone, not mixed
  * with the bench's. Its output goes to a log file beside the report, read for the lines the scenario needs.
+ * Starting, stopping and stopping at the bench's exit are {@link JavaProcess}'s, as for scenario 8's servers.
  */
 final class ServiceProcess implements AutoCloseable {
 
@@ -28,22 +30,13 @@ final class ServiceProcess implements AutoCloseable {
     private static final double TICKS_PER_SECOND = 100;
     private static final Pattern METRIC_LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})? ([-+0-9.eE]+|NaN)$");
 
-    private final String name;
-    private final Process process;
-    private final Path log;
+    private final JavaProcess process;
     private final URI base;
     private final String token;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private final Thread stopOnExit;
-
-    private ServiceProcess(String name, Process process, Path log, URI base, String token) {
-        this.name = name;
+    private ServiceProcess(JavaProcess process, URI base, String token) {
         this.process = process;
-        // a child JVM outlives the bench unless stopped: a Ctrl-C must not leave services running
-        this.stopOnExit = new Thread(process::destroyForcibly, "stop-" + name);
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
-        this.log = log;
         this.base = base;
         this.token = token;
     }
@@ -59,29 +52,19 @@ final class ServiceProcess implements AutoCloseable {
             throw new IllegalStateException(name + "'s jar " + jar.toAbsolutePath() + " is not built: run "
                     + "./mvnw -B -q -pl rules-service,budget-rebalancer -am package -DskipTests");
         }
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
-        command.add("-jar");
-        command.add(jar.toAbsolutePath().toString());
-        properties.forEach((key, value) -> command.add("--" + key + "=" + value));
-        command.add("--server.address=127.0.0.1");
-        command.add("--server.port=" + port);
+        List<String> arguments = new ArrayList<>();
+        properties.forEach((key, value) -> arguments.add("--" + key + "=" + value));
+        arguments.add("--server.address=127.0.0.1");
+        arguments.add("--server.port=" + port);
+        JavaProcess process = JavaProcess.start(name, jvmOptions, List.of("-jar", jar.toAbsolutePath().toString()), arguments, logDir);
+        ServiceProcess service = new ServiceProcess(process, URI.create("http://127.0.0.1:" + port), token);
         try {
-            Files.createDirectories(logDir);
-            Path log = logDir.resolve(name + ".log");
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            ServiceProcess service = new ServiceProcess(name, process, log, URI.create("http://127.0.0.1:" + port), token);
-            try {
-                service.awaitHealthy(startup);
-            } catch (RuntimeException e) {
-                service.close();
-                throw e;
-            }
-            return service;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start " + name, e);
+            service.awaitHealthy(startup);
+        } catch (RuntimeException e) {
+            service.close();
+            throw e;
         }
+        return service;
     }
 
     URI base() {
@@ -95,7 +78,7 @@ final class ServiceProcess implements AutoCloseable {
     /** CPU seconds (user + system) the process used so far; NaN off Linux. */
     double cpuSeconds() {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
             // the command name may hold spaces: fields count from after its closing parenthesis
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND;
@@ -107,7 +90,7 @@ final class ServiceProcess implements AutoCloseable {
     /** Resident set size in bytes, from /proc; NaN off Linux. */
     double residentBytes() {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
                 if (line.startsWith("VmRSS:")) {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024.0;
                 }
@@ -144,7 +127,7 @@ final class ServiceProcess implements AutoCloseable {
     /** Lines of its log that contain {@code text}. */
     List<String> logLines(String text) {
         try {
-            return Files.readAllLines(log).stream().filter(line -> line.contains(text)).toList();
+            return Files.readAllLines(process.log()).stream().filter(line -> line.contains(text)).toList();
         } catch (IOException e) {
             return List.of();
         }
@@ -174,7 +157,8 @@ final class ServiceProcess implements AutoCloseable {
         long until = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < until) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + " while starting; see " + log);
+                throw new IllegalStateException(process.name() + " exited while starting; its log " + process.log() + " ends:\n"
+                        + process.logTail(30));
             }
             String health = get("/actuator/health");
             if (health != null && health.contains("\"UP\"")) {
@@ -184,33 +168,20 @@ final class ServiceProcess implements AutoCloseable {
                 Thread.sleep(250);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while " + name + " started");
+                throw new IllegalStateException("interrupted while " + process.name() + " started");
             }
         }
-        throw new IllegalStateException(name + " was not healthy within " + timeout.toSeconds() + " s; see " + log);
+        throw new IllegalStateException(process.name() + " was not healthy within " + timeout.toSeconds() + " s; see " + process.log());
     }
 
-    /** Stops it as a pod is stopped (SIGTERM), then for good if it does not exit within 20 s. */
+    /** Stops it as a pod is stopped (SIGTERM), then for good if it does not exit within its grace period. */
     @Override
     public void close() {
-        try {
-            Runtime.getRuntime().removeShutdownHook(stopOnExit);
-        } catch (IllegalStateException exiting) {
-            // the hook runs anyway
-        }
-        process.destroy();
-        try {
-            if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 
     @Override
     public String toString() {
-        return name + " (pid " + process.pid() + ", " + base + ")";
+        return process + ", " + base;
     }
 }

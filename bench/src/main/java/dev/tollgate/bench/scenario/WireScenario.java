@@ -11,6 +11,7 @@ import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Format;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.JitSettle;
 import dev.tollgate.bench.wire.JvmCounters;
 import dev.tollgate.bench.wire.Ports;
 import dev.tollgate.bench.wire.ServerUnderTest;
@@ -23,12 +24,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -37,13 +40,22 @@ import java.util.stream.Stream;
  * floor: a bare reactor-netty server answering check-service's own answer, canned. Both are driven by the
  * same load generator in the bench's JVM, step by step in turn, over HTTP/1.1 keep-alive, h2c and (the pod
  * only) Envoy's gRPC: at saturation (closed loop) and open loop at fixed rates, with each server's CPU time
- * and allocated bytes read before and after every step.
+ * and allocated bytes read before and after every step. Before a protocol's steps, each server is loaded over it
+ * until its JIT has settled ({@link JitSettle}); how long that took is a figure of its own, what a pod
+ * the autoscaler adds during a spike goes through.
  */
 final class WireScenario implements Scenario {
 
     private static final int MAX_IN_FLIGHT = 100_000;
     /** The longest a step waits for its last answers before cutting them off as failed (time-scaled, at least 1 s). */
     private static final double DRAIN_SECONDS = 5;
+    /** How often a warm-up reads the server's compilation time: a closed loop of this length between readings. */
+    private static final double SETTLE_READ_SECONDS = 1;
+    /**
+     * A warm-up slice waits for all its checks (up to the clients' response timeout) before the next starts, so that
+     * a cold server's slow first answers never pile up beyond the connections' worth in flight.
+     */
+    private static final double SLICE_DRAIN_SECONDS = 30;
 
     /** One measured step against one server. */
     record Step(long checks, long failed, long fallback, long late, double seconds, Histogram latency, JvmCounters.Reading used) {
@@ -58,6 +70,46 @@ final class WireScenario implements Scenario {
 
         double bytesPerCheck() {
             return used.bytesPer(checks);
+        }
+    }
+
+    /**
+     * One server's warm-up over one protocol: saturation load until its JIT settled, or until the cap.
+     *
+     * @param seconds              until it settled (or the cap)
+     * @param compileMillis        the JIT's compilation time during the warm-up
+     * @param lastWindowCompileMillis the JIT's compilation time in the warm-up's last window
+     * @param failed               checks that failed or were not answered
+     * @param ratePerWindow        checks answered per second in each whole window from the start
+     */
+    record WarmUp(boolean settled, double seconds, long checksSent, long failed, long compileMillis, long lastWindowCompileMillis,
+                  double firstRate, double lastRate, double[] ratePerWindow) {
+
+        /**
+         * @param samples  the compilers' totals read during the warm-up, the first before any load
+         * @param timeline the warm-up's checks, from the first sample's start
+         */
+        static WarmUp of(JitSettle rule, List<JitSettle.Sample> samples, boolean settled, Timeline timeline) {
+            JitSettle.Sample first = samples.get(0);
+            JitSettle.Sample last = samples.get(samples.size() - 1);
+            // a warm-up cut shorter than a window by its cap has its whole length as its first and last window
+            double window = Math.min(rule.windowSeconds(), last.seconds());
+            JitSettle.Sample windowStart = samples.stream().filter(sample -> sample.seconds() <= last.seconds() - window)
+                    .reduce((a, b) -> b).orElse(first);
+            double[] ratePerWindow = new double[(int) Math.floor(last.seconds() / rule.windowSeconds())];
+            for (int i = 0; i < ratePerWindow.length; i++) {
+                ratePerWindow[i] = answered(timeline, i * rule.windowSeconds(), (i + 1) * rule.windowSeconds()) / rule.windowSeconds();
+            }
+            // the last slice's checks were all answered (or given up) before the last reading
+            double end = last.seconds() + 1;
+            long sent = timeline.sum(Series.SENT, 0, end);
+            return new WarmUp(settled, last.seconds(), sent, sent - answered(timeline, 0, end), last.compileMillis() - first.compileMillis(),
+                    last.compileMillis() - windowStart.compileMillis(), answered(timeline, 0, window) / window,
+                    answered(timeline, last.seconds() - window, last.seconds()) / window, ratePerWindow);
+        }
+
+        static long answered(Timeline timeline, double from, double to) {
+            return timeline.sum(Series.ALLOWED, from, to) + timeline.sum(Series.DENIED, from, to);
         }
     }
 
@@ -106,12 +158,18 @@ final class WireScenario implements Scenario {
         System.out.printf("  scenario 8: starting check-service from %s%n", podSettings.jar());
         Map<Integer, Map<Protocol, Map<Server, Step>>> open = new LinkedHashMap<>();
         Map<Protocol, Map<Server, Step>> saturated = new LinkedHashMap<>();
+        Map<Protocol, Map<Server, WarmUp>> warmUps = new LinkedHashMap<>();
         try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
              ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
-            warmUp(bench, servers, mix, checks);
             for (Protocol protocol : wire.protocols()) {
-                List<Server> against = protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD);
+                List<Server> against = against(protocol);
+                // each protocol's steps right after its own warm-up: another protocol's code run in between could
+                // change what the JIT compiled for this one (a call site seeing a second handler type is recompiled)
+                for (Server server : wire.warmupSeconds() > 0 ? against : List.<Server>of()) {
+                    warmUps.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                            .put(server, warmUp(bench, servers.get(server), protocol, mix, checks));
+                }
                 for (Server server : against) {
                     System.out.printf("  scenario 8: %s, %s at saturation%n", protocol.label, server.label);
                     saturated.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
@@ -125,28 +183,58 @@ final class WireScenario implements Scenario {
                     }
                 }
             }
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, saturated, open);
+            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open);
         } finally {
             deleteQuietly(work);
         }
     }
 
-    /** Every server over every protocol it speaks, unmeasured: the steps then measure compiled code, not the JIT at work. */
-    private static void warmUp(Bench bench, Map<Server, ServerUnderTest> servers, Mix mix, Map<Mix.Client, WireCheck> checks) {
+    /** The floor has no gRPC. */
+    private static List<Server> against(Protocol protocol) {
+        return protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD);
+    }
+
+    /**
+     * Saturation load on one server over one protocol, unmeasured, until its JIT has settled or the cap (real
+     * seconds: the JIT's pace does not follow the time scale): the steps then measure compiled code, not the JIT at
+     * work. The load runs in slices of {@link #SETTLE_READ_SECONDS}, each followed by a reading of the compilers' total.
+     */
+    private static WarmUp warmUp(Bench bench, ServerUnderTest server, Protocol protocol, Mix mix, Map<Mix.Client, WireCheck> checks) {
         BenchOptions options = bench.options();
-        if (options.wire().warmupSeconds() <= 0) {
-            return;
-        }
-        double seconds = options.seconds(options.wire().warmupSeconds());
-        for (Protocol protocol : options.wire().protocols()) {
-            for (Server server : protocol == Protocol.GRPC ? List.of(Server.POD) : List.of(Server.FLOOR, Server.POD)) {
-                System.out.printf("  scenario 8: warming %s up over %s for %s%n", server.label, protocol.label, Format.seconds(seconds));
-                try (WireClient client = connect(servers.get(server), protocol, options.wire().connections())) {
-                    new ClosedLoop(bench.newRun(seconds, null), options.wire().connections()).run(seconds, seconds, drain(options), null,
-                            () -> client.send(checks.get(mix.pick(mix.pickKind()))));
-                }
+        double cap = options.wire().warmupSeconds();
+        int connections = options.wire().connections();
+        JitSettle rule = JitSettle.DEFAULT;
+        System.out.printf("  scenario 8: warming %s up over %s until its JIT settles (at most %s)%n", server.name(), protocol.label,
+                Format.seconds(cap));
+        Timeline timeline = bench.newRun(cap, null);
+        ClosedLoop load = new ClosedLoop(timeline, connections);
+        List<JitSettle.Sample> samples = new ArrayList<>();
+        Optional<JitSettle.Sample> settled = Optional.empty();
+        try (WireClient client = connect(server, protocol, connections)) {
+            samples.add(new JitSettle.Sample(since(timeline), server.compilationMillis(), 0));
+            while (settled.isEmpty() && since(timeline) < cap) {
+                load.run(Math.min(cap, since(timeline) + SETTLE_READ_SECONDS), 0, SLICE_DRAIN_SECONDS, null,
+                        () -> client.send(checks.get(mix.pick(mix.pickKind()))));
+                double now = since(timeline);
+                samples.add(new JitSettle.Sample(now, server.compilationMillis(), WarmUp.answered(timeline, 0, now + 1)));
+                settled = rule.settledAt(samples);
             }
         }
+        WarmUp warmUp = WarmUp.of(rule, samples, settled.isPresent(), timeline);
+        double window = Math.min(rule.windowSeconds(), warmUp.seconds());
+        System.out.printf("  scenario 8: %s over %s %s; %s checks sent (%s failed), %,d ms compiled (%,d ms in the last %s); "
+                        + "checks/s per %s: %s%n",
+                server.name(), protocol.label, warmUp.settled() ? "settled after " + Format.seconds(warmUp.seconds())
+                        : "had not settled at the cap, " + Format.seconds(cap),
+                Format.count(warmUp.checksSent()), Format.count(warmUp.failed()), warmUp.compileMillis(), warmUp.lastWindowCompileMillis(),
+                Format.seconds(window), Format.seconds(rule.windowSeconds()),
+                warmUp.ratePerWindow().length == 0 ? "–" : String.join(" ", Arrays.stream(warmUp.ratePerWindow()).mapToObj(Format::count).toList()));
+        bench.pause();
+        return warmUp;
+    }
+
+    private static double since(Timeline timeline) {
+        return (System.nanoTime() - timeline.startNanos()) / 1e9;
     }
 
     private static Step saturate(Bench bench, ServerUnderTest server, Protocol protocol, Mix mix, Map<Mix.Client, WireCheck> checks) {
@@ -243,7 +331,7 @@ final class WireScenario implements Scenario {
     }
 
     private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,
-                          Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open) {
+                          Map<Protocol, Map<Server, WarmUp>> warmUps, Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open) {
         BenchOptions options = bench.options();
         BenchOptions.Wire wire = options.wire();
         Section section = new Section(number(), title());
@@ -255,9 +343,19 @@ final class WireScenario implements Scenario {
                 + "headers): the least any Java HTTP service on this machine does per check. Both JVMs run with `"
                 + String.join(" ", wire.jvmFlags()) + "` (the chart's limits and collector). The load generator runs in the "
                 + "bench's JVM on one event-loop thread per client, on the same 2 cores as the servers and Redis.");
-        section.method("Before the first step, each server is warmed up over each protocol for "
-                + Format.seconds(options.seconds(wire.warmupSeconds())) + " (closed loop, unmeasured), so that the steps measure "
-                + "compiled code rather than the JIT at work.");
+        JitSettle rule = JitSettle.DEFAULT;
+        section.method(wire.warmupSeconds() <= 0 ? "No warm-up before the first step (`--wire-warmup-s=0`): the steps measure the JIT at work too."
+                : "Before each protocol's first step, each server is warmed up over that protocol at saturation (" + wire.connections()
+                + " checks in flight, closed loop, unmeasured) **until its JIT has settled**: until HotSpot's total compilation time "
+                + "(`java.lang:type=Compilation` `TotalCompilationTime`, read over JMX every " + Format.seconds(SETTLE_READ_SECONDS)
+                + ") grew by less than " + rule.quietCompileMillis() + " ms over the last " + Format.seconds(rule.windowSeconds())
+                + " (the compilers busy " + Format.percent(rule.quietCompileMillis() / (rule.windowSeconds() * 1000))
+                + " of one thread's time) and at least " + Format.count(rule.minChecks()) + " checks were answered (past C2's "
+                + "thresholds for code run once a check), at most " + Format.seconds(wire.warmupSeconds()) + " (real seconds, not "
+                + "time-scaled). A fixed short warm-up measures the JIT still compiling rather than the server: a check-service pod "
+                + "under saturation spends its first minutes at several times its settled CPU per check. How long each took is "
+                + "itself a figure: it is what a pod that the autoscaler adds during a spike goes through before it serves at its "
+                + "settled cost.");
         section.method("The checks are scenario 3's traffic mix spread over " + Format.count(keys)
                 + " keys (two entries per check, the plan's bucket and the route's; 10% from a few clients over their limit), "
                 + "as JSON over HTTP/1.1 keep-alive and over h2c (prior knowledge), and as Envoy's `ShouldRateLimit` over gRPC "
@@ -312,6 +410,41 @@ final class WireScenario implements Scenario {
         start.row(Server.FLOOR.label, Format.seconds(floor.coldStartSeconds()), "any 200 answer");
         start.row(Server.POD.label, Format.seconds(checkService.coldStartSeconds()), "an enforced verdict of the rules file's rules");
         section.table(start);
+
+        if (!warmUps.isEmpty()) {
+            double window = rule.windowSeconds();
+            Table jit = new Table("**JIT warm-up**, saturation load until the compilers settle (under " + rule.quietCompileMillis()
+                    + " ms of compilation in " + Format.seconds(window) + ", after at least " + Format.count(rule.minChecks())
+                    + " checks), at most " + Format.seconds(wire.warmupSeconds()) + ":",
+                    List.of("protocol", "server", "settled after", "checks sent", "failed", "compiled meanwhile", "compiled in the last "
+                            + Format.seconds(window), "checks/s, first " + Format.seconds(window), "checks/s, last " + Format.seconds(window)));
+            for (Map.Entry<Protocol, Map<Server, WarmUp>> byProtocol : warmUps.entrySet()) {
+                for (Map.Entry<Server, WarmUp> e : byProtocol.getValue().entrySet()) {
+                    WarmUp w = e.getValue();
+                    jit.row(byProtocol.getKey().label, e.getKey().label,
+                            w.settled() ? Format.seconds(w.seconds()) : "not within " + Format.seconds(wire.warmupSeconds()) + " (the cap)",
+                            Format.count(w.checksSent()), Format.count(w.failed()), String.format(Locale.ROOT, "%,d ms", w.compileMillis()),
+                            String.format(Locale.ROOT, "%,d ms", w.lastWindowCompileMillis()), Format.rate(w.firstRate()),
+                            Format.rate(w.lastRate()));
+                }
+            }
+            section.table(jit);
+            Map<String, Charts.Curve> curves = new LinkedHashMap<>();
+            warmUps.forEach((protocol, byServer) -> byServer.forEach((server, w) -> {
+                double[] x = new double[w.ratePerWindow().length];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = (i + 1) * window;
+                }
+                if (x.length > 0) {
+                    curves.put(server.label + ", " + protocol.label, new Charts.Curve(x, w.ratePerWindow()));
+                }
+            }));
+            if (!curves.isEmpty()) {
+                section.chart(charts.curves("s8-wire-warm-up", "Checks answered per second while the JIT warms up (saturation, "
+                        + wire.connections() + " in flight)", "seconds of warm-up (each point: the " + Format.seconds(window)
+                        + " before it)", "checks/s", curves, false));
+            }
+        }
 
         List<String> categories = new ArrayList<>();
         Map<String, List<Double>> series = new LinkedHashMap<>();

@@ -6,15 +6,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 
 /**
- * A server under test in a JVM of its own, as a pod runs: started with the run's JVM flags, its output
- * in a log file, stopped (and, if it will not stop, killed) when closed. Each server also opens a JMX
- * port on loopback, which {@link JvmCounters} reads its CPU time and allocated bytes from.
+ * A server the bench runs in a JVM of its own, as a pod runs (scenario 8's servers, scenario 9's services):
+ * started with the run's JVM flags, its output in a log file, stopped as a pod is stopped (SIGTERM, then
+ * killed if it will not exit) when closed. A server of scenario 8 also opens a JMX port on loopback, which
+ * {@link JvmCounters} reads its CPU time, allocated bytes and JIT time from.
+ *
+ * <p>A child JVM outlives the bench unless stopped: every one not yet closed is stopped by one shutdown hook
+ * when the bench's JVM exits, normally, on an uncaught error or on SIGTERM or Ctrl-C.
  */
 public final class JavaProcess implements AutoCloseable {
+
+    /** How long a stopped server gets to exit on its own, as a pod gets its termination grace period. */
+    private static final long STOP_GRACE_SECONDS = 20;
+    /** At exit the bench waits less: the whole shutdown must end before whoever sent SIGTERM loses patience. */
+    private static final long EXIT_GRACE_MILLIS = 5_000;
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(JavaProcess::stopAll, "stop-child-jvms"));
+    }
 
     private final String name;
     private final Process process;
@@ -36,10 +52,21 @@ public final class JavaProcess implements AutoCloseable {
      */
     public static JavaProcess start(String name, List<String> jvmFlags, int jmxPort, List<String> launch, List<String> arguments,
                                     Path logDirectory) {
+        List<String> flags = new ArrayList<>(jvmFlags);
+        flags.addAll(jmxFlags(jmxPort));
+        return start(name, flags, launch, arguments, logDirectory);
+    }
+
+    /**
+     * Without a JMX agent: a service whose figures come from its own endpoints and {@code /proc}.
+     *
+     * @param launch    what follows the flags: {@code -jar <jar>} or a class path and main class
+     * @param arguments the program's own arguments
+     */
+    public static JavaProcess start(String name, List<String> jvmFlags, List<String> launch, List<String> arguments, Path logDirectory) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmFlags);
-        command.addAll(jmxFlags(jmxPort));
         command.addAll(launch);
         command.addAll(arguments);
         Path log = logDirectory.resolve(name.replaceAll("[^A-Za-z0-9.-]", "_") + ".log");
@@ -47,7 +74,9 @@ public final class JavaProcess implements AutoCloseable {
             Files.createDirectories(logDirectory);
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             long started = System.nanoTime();
-            return new JavaProcess(name, builder.start(), log, started);
+            Process process = builder.start();
+            RUNNING.add(process);
+            return new JavaProcess(name, process, log, started);
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + name + ": " + String.join(" ", command), e);
         }
@@ -120,16 +149,36 @@ public final class JavaProcess implements AutoCloseable {
         }
     }
 
+    /** Stops it as a pod is stopped (SIGTERM), then for good if it does not exit within the grace period. */
     @Override
     public void close() {
         process.destroy();
         try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            if (!process.waitFor(STOP_GRACE_SECONDS, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
+        } finally {
+            RUNNING.remove(process);
+        }
+    }
+
+    /** The shutdown hook: SIGTERM to every child still running, at once, then SIGKILL to those still there after a grace. */
+    private static void stopAll() {
+        List<Process> children = List.copyOf(RUNNING);
+        children.forEach(Process::destroy);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_GRACE_MILLIS);
+        for (Process child : children) {
+            try {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !child.waitFor(left, TimeUnit.NANOSECONDS)) {
+                    child.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                child.destroyForcibly();
+            }
         }
     }
 

@@ -13,7 +13,8 @@ import java.io.UncheckedIOException;
  * {@code ProcessCpuTime} (every thread of the process, as {@code /proc/<pid>/stat} counts it) and HotSpot's
  * {@code TotalThreadAllocatedBytes} (every byte any thread allocated since the JVM started, exact, where
  * Micrometer's {@code jvm_gc_memory_allocated_bytes_total} only moves at each collection). The same source
- * for check-service and the floor, so per-check figures compare like with like.
+ * for check-service and the floor, so per-check figures compare like with like. Its JIT's total compilation time
+ * tells when a warm-up has done its work ({@link JitSettle}).
  */
 public final class JvmCounters implements AutoCloseable {
 
@@ -36,6 +37,7 @@ public final class JvmCounters implements AutoCloseable {
 
     private static final ObjectName OPERATING_SYSTEM = name("java.lang:type=OperatingSystem");
     private static final ObjectName THREADING = name("java.lang:type=Threading");
+    private static final ObjectName COMPILATION = name("java.lang:type=Compilation");
 
     private final JMXConnector connector;
     private final MBeanServerConnection server;
@@ -64,6 +66,20 @@ public final class JvmCounters implements AutoCloseable {
             throw new UncheckedIOException("the server's JMX agent stopped answering", e);
         } catch (Exception e) {
             throw new IllegalStateException("the server's JVM does not report its CPU time or allocation: " + e, e);
+        }
+    }
+
+    /**
+     * The JIT compilers' total time since the JVM started, milliseconds (the elapsed time of every compile task,
+     * summed over the compiler threads): while it still grows fast, the server runs code the JIT has not finished.
+     */
+    public long compilationMillis() {
+        try {
+            return ((Number) server.getAttribute(COMPILATION, "TotalCompilationTime")).longValue();
+        } catch (IOException e) {
+            throw new UncheckedIOException("the server's JMX agent stopped answering", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("the server's JVM does not report its JIT compilation time: " + e, e);
         }
     }
 

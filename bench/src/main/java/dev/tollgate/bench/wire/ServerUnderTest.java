@@ -167,6 +167,11 @@ public final class ServerUnderTest implements AutoCloseable {
         return counters.read();
     }
 
+    /** Its JIT compilers' total time so far, milliseconds. */
+    public long compilationMillis() {
+        return counters.compilationMillis();
+    }
+
     /** From the process start to the first answer that counts, seconds. */
     public double coldStartSeconds() {
         return coldStartSeconds;
