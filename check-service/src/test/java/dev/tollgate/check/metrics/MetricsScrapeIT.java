@@ -68,9 +68,15 @@ class MetricsScrapeIT {
         check(api, "scrape-shadow", key);
         check(api, "scrape-shadow", key);
         check(api, "no-such-rule", key).jsonPath("$.entries[0].unknown_rule").isEqualTo(true);
-        System.gc(); // so that the collector's pause series exists, as it does in any pod that has run a while
-        scrape = client(pod.getEnvironment().getProperty("local.management.port")).get().uri("/actuator/prometheus")
-                .exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+        // so that the collector's pause series exists, as it does in any pod that has run a while; the pause
+        // reaches Micrometer by a JMX notification on another thread, so the scrape waits for it
+        System.gc();
+        WebTestClient management = client(pod.getEnvironment().getProperty("local.management.port"));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            scrape = management.get().uri("/actuator/prometheus")
+                    .exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody();
+            assertThat(scrape).contains("jvm_gc_pause_seconds_sum");
+        });
     }
 
     @AfterAll
