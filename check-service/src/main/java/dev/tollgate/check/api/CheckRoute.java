@@ -89,8 +89,9 @@ class CheckRoute implements NettyRouteProvider {
             return false;
         }
         HttpHeaders headers = request.requestHeaders();
-        long length = contentLength(headers.get(HttpHeaderNames.CONTENT_LENGTH));
-        return length > 0 && length <= maxBody
+        // null when absent or not a number (Netty's decoder has refused a malformed length already)
+        Integer length = headers.getInt(HttpHeaderNames.CONTENT_LENGTH);
+        return length != null && length > 0 && length <= maxBody
                 && !headers.contains(HttpHeaderNames.TRANSFER_ENCODING)
                 && json(headers.get(HttpHeaderNames.CONTENT_TYPE))
                 && accepts(headers.get(HttpHeaderNames.ACCEPT))
@@ -144,8 +145,7 @@ class CheckRoute implements NettyRouteProvider {
         problem.setInstance(INSTANCE);
         byte[] body = json.writeValueAsBytes(problem);
         response.status(problem.getStatus());
-        // a verdict's headers may be on it already when writing the verdict failed
-        HttpHeaders headers = response.responseHeaders().clear();
+        HttpHeaders headers = response.responseHeaders();
         headers.set(HttpHeaderNames.CONTENT_TYPE, PROBLEM_JSON);
         headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         return Unpooled.wrappedBuffer(body);
@@ -177,21 +177,6 @@ class CheckRoute implements NettyRouteProvider {
     /** The path alone or with a query, as WebFlux's mapping takes it; any other spelling is WebFlux's to judge. */
     private static boolean path(String uri) {
         return uri.startsWith(PATH) && (uri.length() == PATH.length() || uri.charAt(PATH.length()) == '?');
-    }
-
-    private static long contentLength(String value) {
-        if (value == null || value.isEmpty() || value.length() > 10) {
-            return -1;
-        }
-        long length = 0;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            length = length * 10 + (c - '0');
-        }
-        return length;
     }
 
     private static boolean json(String contentType) {
