@@ -88,16 +88,24 @@ final class Browser implements AutoCloseable {
         return new WebDriverWait(driver, Duration.ofSeconds(seconds)).until(ignored -> condition.apply(driver));
     }
 
-    /** Waits until htmx has swapped in the page that {@code action} leads to: the old page's element goes stale. */
+    /**
+     * Waits until the page that {@code action} leads to is in place, whether htmx swapped it in or the browser
+     * loaded it. The old page's {@code main} is marked first; done is a {@code main} without the mark in a loaded
+     * document. Asking whether the old element went stale raced the swap: Chromium answers a node caught half-way
+     * out of the document with an "unknown error" rather than a stale reference, so the mark is read by script, and
+     * a script that fails while the document changes under it just means "not yet".
+     */
     void andWaitForNewPage(Runnable action) {
-        WebElement old = driver.findElement(By.cssSelector("main"));
+        driver.executeScript("document.querySelector('main').setAttribute('data-old-page', '')");
         action.run();
         await(30, d -> {
             try {
-                old.isDisplayed();
+                return Boolean.TRUE.equals(d.executeScript("""
+                        const main = document.querySelector('main');
+                        return document.readyState === 'complete' && main !== null
+                            && !main.hasAttribute('data-old-page');"""));
+            } catch (org.openqa.selenium.WebDriverException changing) {
                 return false;
-            } catch (org.openqa.selenium.StaleElementReferenceException gone) {
-                return true;
             }
         });
     }
