@@ -7,7 +7,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import tools.jackson.databind.cfg.EnumFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The wire format shared with check-service and the rules file: snake_case fields, lower-case enums,
@@ -24,8 +23,8 @@ class JsonConfiguration {
 
     /** Before Spring Security: a body too large (or of no concrete type) is refused before a token is even looked at. */
     @Bean
-    FilterRegistrationBean<RequestBodyFilter> bodyLimit(JsonMapper json) {
-        FilterRegistrationBean<RequestBodyFilter> registration = new FilterRegistrationBean<>(new RequestBodyFilter(MAX_BODY_BYTES, json));
+    FilterRegistrationBean<RequestBodyFilter> bodyLimit() {
+        FilterRegistrationBean<RequestBodyFilter> registration = new FilterRegistrationBean<>(new RequestBodyFilter(MAX_BODY_BYTES));
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;
     }

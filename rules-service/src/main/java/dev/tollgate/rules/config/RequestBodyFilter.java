@@ -1,6 +1,7 @@
 package dev.tollgate.rules.config;
 
 import dev.tollgate.rules.problem.BodyTooLargeException;
+import dev.tollgate.rules.problem.ContainerProblems;
 import dev.tollgate.rules.problem.ProblemCodes;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -13,12 +14,9 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * What a request body must be before anything reads it.
@@ -35,11 +33,9 @@ import java.util.Map;
 final class RequestBodyFilter extends OncePerRequestFilter {
 
     private final long limit;
-    private final JsonMapper json;
 
-    RequestBodyFilter(long limit, JsonMapper json) {
+    RequestBodyFilter(long limit) {
         this.limit = limit;
-        this.json = json;
     }
 
     @Override
@@ -73,18 +69,12 @@ final class RequestBodyFilter extends OncePerRequestFilter {
 
     private void refuse(HttpServletRequest request, HttpServletResponse response, HttpStatus status, String code, String detail)
             throws IOException {
-        Map<String, Object> problem = new LinkedHashMap<>();
-        problem.put("title", status.getReasonPhrase());
-        problem.put("status", status.value());
-        problem.put("detail", detail);
-        problem.put("instance", request.getRequestURI());
-        problem.put("code", code);
         response.setStatus(status.value());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
         // the body was not read: ask the client not to send the rest on this connection
         response.setHeader("Connection", "close");
-        response.getWriter().write(json.writeValueAsString(problem));
+        response.getWriter().write(ContainerProblems.body(status.value(), code, detail, request.getRequestURI()));
     }
 
     private static final class Limited extends HttpServletRequestWrapper {

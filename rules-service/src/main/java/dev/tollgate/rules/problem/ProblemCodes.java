@@ -20,6 +20,8 @@ public final class ProblemCodes {
     /** A write rolled back by a deadlock or serialization failure with another writer: retry it. */
     public static final String STORE_BUSY = "store_busy";
     public static final String ANSWER_TOO_LARGE = "answer_too_large";
+    /** Tomcat refuses any HTTP version but 1.0, 1.1 and 2 before the request reaches the service. */
+    public static final String HTTP_VERSION_NOT_SUPPORTED = "http_version_not_supported";
 
     private ProblemCodes() {
     }
@@ -38,6 +40,7 @@ public final class ProblemCodes {
             case 422 -> INVALID_RULE;
             case 428 -> PRECONDITION_REQUIRED;
             case 503 -> STORE_UNAVAILABLE;
+            case 505 -> HTTP_VERSION_NOT_SUPPORTED;
             default -> status >= 500 ? INTERNAL_ERROR : BAD_REQUEST;
         };
     }
