@@ -20,6 +20,11 @@ public interface CounterStore extends AutoCloseable {
         return "store";
     }
 
+    /** Every shard the store holds now (as {@link #shardOf} names them): none while it is not connected. */
+    default List<String> shards() {
+        return List.of(shardOf(""));
+    }
+
     @Override
     default void close() {
     }

@@ -41,6 +41,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
@@ -69,7 +70,12 @@ public final class RedisCounterStore implements CounterStore {
     private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** Replies by which a node says the slot is elsewhere or the cluster is re-forming. */
     private static final List<String> TOPOLOGY_ERRORS = List.of("MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN");
+    /** Replies of a node that cannot serve anyone's script right now: the shard is out, not the script wrong. */
+    private static final List<String> NODE_STATE_ERRORS = Stream.concat(TOPOLOGY_ERRORS.stream(),
+            Stream.of("LOADING", "MASTERDOWN", "READONLY", "BUSY")).toList();
     private static final AtomicInteger STORES = new AtomicInteger();
+    /** The scripts of the check's path, loaded on every primary before the first check (see {@link #prime}). */
+    private static final List<LuaScript> PRIMED = List.of(LuaScript.SPEND, LuaScript.REFUND);
 
     private final RedisClusterClient client;
     private final ClientResources resources;
@@ -245,8 +251,11 @@ public final class RedisCounterStore implements CounterStore {
             }
             if (adopted) {
                 log.info("connected to the Redis Cluster at {}{}", seeds, failures == 0 ? "" : " after " + failures + " failed attempts");
-                connected.complete(null);
-                firstOutcome.complete(null);
+                // bounded as an attempt is: whatever the primaries do, the store counts as connected after it
+                prime(opened).completeOnTimeout(null, attemptLimit.toMillis(), TimeUnit.MILLISECONDS).whenComplete((ignored, primingFailed) -> {
+                    connected.complete(null);
+                    firstOutcome.complete(null);
+                });
                 return;
             }
             // half-made (the slot map is incomplete), late (another attempt won) or after close(): never leaked
@@ -257,6 +266,29 @@ public final class RedisCounterStore implements CounterStore {
             failure = new IllegalStateException(gap);
         }
         recordFailure(id, describe(failure));
+    }
+
+    /**
+     * Opens the connection to every primary and loads the check's scripts there before the first attempt
+     * counts as settled (and so before a starting pod opens its ports). Lettuce opens a node's connection at
+     * the first command routed to it, within that command's deadline of a few milliseconds: on a cold JVM
+     * the connect and handshake alone could take that. Best effort: a node that does not answer now is
+     * connected at its first command, as before.
+     */
+    private static CompletableFuture<Void> prime(StatefulRedisClusterConnection<String, String> opened) {
+        List<CompletableFuture<?>> nodes = new ArrayList<>();
+        for (RedisClusterNode node : opened.getPartitions()) {
+            if (owner(node)) {
+                nodes.add(opened.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())
+                        .thenCompose(primary -> CompletableFuture.allOf(PRIMED.stream()
+                                .map(script -> primary.async().scriptLoad(script.body()).toCompletableFuture())
+                                .toArray(CompletableFuture[]::new))));
+            }
+        }
+        return CompletableFuture.allOf(nodes.toArray(CompletableFuture[]::new)).exceptionally(error -> {
+            log.debug("could not prepare every primary before the first check: {}", describe(error));
+            return null;
+        });
     }
 
     /** The attempt has not settled within its limit: counted as failed, and the next one is scheduled. */
@@ -344,6 +376,14 @@ public final class RedisCounterStore implements CounterStore {
     /** For health: connected or not, since when, and why not. */
     public ConnectionStatus status() {
         return status;
+    }
+
+    /**
+     * Completes once the store is connected and its primaries are readied (see {@link #prime}), on a
+     * thread of Lettuce's: what runs after it must not block, or hand itself to an executor of its own.
+     */
+    public CompletableFuture<Void> whenConnected() {
+        return connected.copy();
     }
 
     /** Waits up to {@code max} for the store to be connected; for start-up and tests. */
@@ -470,7 +510,31 @@ public final class RedisCounterStore implements CounterStore {
             return "unconnected";
         }
         RedisClusterNode owner = connection.getPartitions().getPartitionBySlot(SlotHash.getSlot(redisKey));
-        return owner == null ? "unassigned" : owner.getUri().getHost() + ":" + owner.getUri().getPort();
+        return owner == null ? "unassigned" : shard(owner);
+    }
+
+    @Override
+    public List<String> shards() {
+        StatefulRedisClusterConnection<String, String> connection = this.connection;
+        if (connection == null) {
+            return List.of();
+        }
+        List<String> shards = new ArrayList<>();
+        for (RedisClusterNode node : connection.getPartitions()) {
+            if (owner(node)) {
+                shards.add(shard(node));
+            }
+        }
+        return shards;
+    }
+
+    private static String shard(RedisClusterNode node) {
+        return node.getUri().getHost() + ":" + node.getUri().getPort();
+    }
+
+    /** A primary that owns slots: one shard. */
+    private static boolean owner(RedisClusterNode node) {
+        return node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty();
     }
 
     /**
@@ -526,6 +590,10 @@ public final class RedisCounterStore implements CounterStore {
         }
         if (isAccessDenial(cause)) {
             return new StoreException(StoreException.Kind.UNAVAILABLE, "access_denied", script + ": the store refused our credentials: " + safeMessage(cause), null);
+        }
+        if (cause instanceof RedisCommandExecutionException && NODE_STATE_ERRORS.stream().anyMatch(String.valueOf(cause.getMessage())::startsWith)) {
+            // the cluster failing over or a node still loading: an outage, as operators read the reason, not a bug
+            return new StoreException(StoreException.Kind.UNAVAILABLE, script + ": the node cannot serve it now: " + safeMessage(cause), null);
         }
         if (cause instanceof RedisCommandExecutionException) {
             // an error raised by the script itself is a bug, not an outage: keep its text for the log

@@ -21,8 +21,9 @@ public final class StoreException extends RuntimeException {
     }
 
     /**
-     * @param reason a short, bounded word for metrics and alerts: {@code timeout}, {@code unavailable},
-     *               {@code access_denied}, {@code script_error}, {@code breaker_open}, {@code not_connected}
+     * @param reason a short, bounded word for metrics and alerts: {@code timeout}, {@code unavailable} (no
+     *               connection, or a node that cannot serve now: CLUSTERDOWN, LOADING, ...), {@code access_denied},
+     *               {@code script_error} (an error the script raised), {@code breaker_open}, {@code not_connected}
      */
     public StoreException(Kind kind, String reason, String message, Throwable cause) {
         super(message, cause, false, false);

@@ -26,15 +26,19 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
@@ -62,6 +66,11 @@ public final class Limiter {
             new StoreException(StoreException.Kind.TIMEOUT, "deadline", "the store did not answer within the check's deadline", null);
     private static final RulesNotLoadedException RULES_NOT_LOADED = new RulesNotLoadedException();
 
+    /** What {@link #prepare()} spends from: a rule of its own, on keys of its own. */
+    private static final Rule PRIMING = Rule.tokenBucket("tollgate-prime", "tollgate", 1_000, 1_000);
+    private static final int PRIMING_CHECKS = 3;
+    static final Duration PREPARE_WAIT = Duration.ofSeconds(2);
+
     private final RuleBook rules;
     private final CounterStore store;
     private final LimiterMetrics metrics;
@@ -76,6 +85,7 @@ public final class Limiter {
     private final Clock clock;
     private final LongSupplier nanoTime;
     private final UsageSink usage;
+    private volatile boolean prepared;
 
     private Limiter(Builder builder) {
         this.rules = builder.rules;
@@ -95,6 +105,64 @@ public final class Limiter {
 
     public static Builder builder(RuleBook rules, CounterStore store) {
         return new Builder(rules, store);
+    }
+
+    /**
+     * Readies what the first check on each of the store's shards would otherwise do within its deadline: it
+     * builds the shard's breaker with its meters, and runs a few checks of a rule of its own through the
+     * engine's store path, each on a key of its own in the shard ({@code rl:{tollgate-prime-<n>}:tollgate-prime},
+     * gone within seconds), which links that code. On a cold JVM this took more than the whole deadline, so a
+     * just-started pod's first check on a shard failed open though the store answered. Nothing of it reaches
+     * the per-rule, decision, fail-mode or deadline metrics, nor the breakers' counts, whether it succeeds or
+     * not; the store calls are counted as what they are. Call it once the store is connected, before checks
+     * arrive; waits at most {@link #PREPARE_WAIT}. A shard that appears later is readied by its first check.
+     */
+    public void prepare() {
+        Map<String, Integer> left = new HashMap<>();
+        for (String shard : store.shards()) {
+            left.put(shard, PRIMING_CHECKS);
+        }
+        Map<String, CompletableFuture<?>> checks = new HashMap<>();
+        for (int i = 0; !left.isEmpty() && i < 100_000; i++) {
+            String key = PRIMING.id() + "-" + i;
+            String shard = store.shardOf(RedisKeys.hashTag(key));
+            Integer wanted = left.get(shard);
+            if (wanted == null) {
+                continue;
+            }
+            if (wanted == 1) {
+                left.remove(shard);
+            } else {
+                left.put(shard, wanted - 1);
+            }
+            KeyGroup group = new KeyGroup(new KeyGroup.Id(key, false));
+            group.add(PRIMING, 1, 1, 0);
+            // one after the other on a shard, as the first checks of a pod would come
+            CompletableFuture<?> before = checks.getOrDefault(shard, CompletableFuture.completedFuture(null));
+            checks.put(shard, before.thenCompose(done -> answer(group, nanoTime.getAsLong() + deadlineNanos)));
+        }
+        try {
+            CompletableFuture.allOf(checks.values().toArray(CompletableFuture[]::new)).get(PREPARE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // a shard that did not answer now is readied by its first check
+        } finally {
+            prepared = true;
+        }
+    }
+
+    /**
+     * Whether {@link #prepare()} has run to its end (its checks answered, or its wait over): a pod is ready to enforce
+     * only then, or its first checks can still miss their deadline on a cold JVM.
+     */
+    public boolean prepared() {
+        return prepared;
+    }
+
+    /** Whether the group is one of {@link #prepare()}'s, which leave no trace in the metrics or the breakers. */
+    private static boolean priming(KeyGroup group) {
+        return group.rule(0) == PRIMING;
     }
 
     /** The breakers of the shards this engine has talked to, for health reporting. */
@@ -215,7 +283,7 @@ public final class Limiter {
         return storeCall(group, breaker).copy()
                 .completeOnTimeout(StoreOutcome.PAST_DEADLINE, Math.max(0, left), TimeUnit.NANOSECONDS)
                 .thenApply(outcome -> {
-                    if (outcome == StoreOutcome.PAST_DEADLINE) {
+                    if (outcome == StoreOutcome.PAST_DEADLINE && !priming(group)) {
                         metrics.deadlineExceeded();
                     }
                     return outcome.failed() ? fallBack(group, shard, outcome.error()) : fromStore(group, outcome.spent());
@@ -243,6 +311,16 @@ public final class Limiter {
         }
         return spent.handle((value, error) -> {
             long elapsed = breaker.getCurrentTimestamp() - started;
+            if (priming(group)) {
+                // the traffic, not prepare(), tells whether a shard is gone: a slow priming call must not open the
+                // breaker, and a reset after it could close one the traffic opened (dropping its fallback buckets)
+                breaker.releasePermission();
+                if (error != null) {
+                    return new StoreOutcome(null, asStoreException(error));
+                }
+                local.learn(group, value.reply());
+                return new StoreOutcome(value, null);
+            }
             if (error == null) {
                 breaker.onSuccess(elapsed, breaker.getTimestampUnit());
                 local.learn(group, value.reply());
@@ -261,6 +339,10 @@ public final class Limiter {
     }
 
     private GroupAnswer fallBack(KeyGroup group, String shard, StoreException error) {
+        if (priming(group)) {
+            // prepare()'s own check: no client to answer, no fail mode to count
+            return GroupAnswer.failedClosed(error);
+        }
         GroupAnswer answer = failModes.answer(group, shard, error);
         if (!answer.admitted()) {
             local.refund(group);

@@ -20,6 +20,10 @@ import java.util.function.LongSupplier;
  * gives: the deny cache ("remember the no"), the coarse local-first bucket, then a token lease. Each
  * answer is switched by {@link Optimizations}; with all off every group goes to the store. What the
  * store answered (or failed to) flows back through {@link #learn} and {@link #failed}.
+ *
+ * <p>Its caches (and those of the deny cache, the local buckets and the leases) do their upkeep on the
+ * thread that uses them ({@code executor(Runnable::run)}): by default Caffeine hands it to the common
+ * pool, a thread woken (futex) for every burst of writes, 6% of the pod's CPU at 4,500 checks/s.
  */
 final class LocalAnswers {
 
@@ -43,7 +47,8 @@ final class LocalAnswers {
         this.denies = new DenyCache(MAX_DENY_MEMORY, MAX_KEYS, nanoTime);
         this.localBuckets = new LocalBuckets(LOCAL_BUCKET_IDLE, MAX_KEYS, nanoTime);
         this.leases = new Leases(optimizations.leaseTtl(), MAX_KEYS, nanoTime, metrics::leaseStranded);
-        this.lostGrants = Caffeine.newBuilder().maximumSize(MAX_KEYS).expireAfterWrite(AFTER_LOST_GRANT).build();
+        this.lostGrants = Caffeine.newBuilder().maximumSize(MAX_KEYS).expireAfterWrite(AFTER_LOST_GRANT)
+                .executor(Runnable::run).build();
     }
 
     /**

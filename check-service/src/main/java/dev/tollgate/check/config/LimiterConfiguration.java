@@ -71,8 +71,8 @@ class LimiterConfiguration {
     }
 
     @Bean
-    StoreFirstAttempt storeFirstAttempt(RedisCounterStore store) {
-        return new StoreFirstAttempt(store);
+    StoreFirstAttempt storeFirstAttempt(RedisCounterStore store, Limiter limiter) {
+        return new StoreFirstAttempt(store, limiter);
     }
 
     /** The store's reconnect delay (capped at half a second) on the Lettuce resources Spring Boot builds. */

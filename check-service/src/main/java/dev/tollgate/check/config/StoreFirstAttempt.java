@@ -1,5 +1,6 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.limiter.Limiter;
 import dev.tollgate.store.RedisCounterStore;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.SmartLifecycle;
@@ -9,7 +10,9 @@ import org.springframework.context.SmartLifecycle;
  * store's bean once did while it was created: against a healthy cluster the first checks a started pod
  * answers are enforced, and a cluster that is down holds the start up by the same bound (three connect
  * timeouts) as before; attempts then go on in the background and readiness says when the store is reached.
- * Waiting here rather than in the bean lets the attempt overlap the rest of the context's creation.
+ * Waiting here rather than in the bean lets the attempt overlap the rest of the context's creation. Once
+ * connected, the engine readies what a cold pod's first check on each shard could not do within its
+ * deadline ({@link Limiter#prepare()}).
  */
 final class StoreFirstAttempt implements SmartLifecycle {
 
@@ -17,15 +20,23 @@ final class StoreFirstAttempt implements SmartLifecycle {
     static final int PHASE = WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE - 1024;
 
     private final RedisCounterStore store;
+    private final Limiter limiter;
     private volatile boolean running;
 
-    StoreFirstAttempt(RedisCounterStore store) {
+    StoreFirstAttempt(RedisCounterStore store, Limiter limiter) {
         this.store = store;
+        this.limiter = limiter;
     }
 
     @Override
     public void start() {
         store.awaitFirstAttempt();
+        if (store.isConnected()) {
+            limiter.prepare();
+        } else {
+            // a pod started before its cluster, or while it fails over: readied once the store connects
+            store.whenConnected().thenRunAsync(limiter::prepare);
+        }
         running = true;
     }
 

@@ -2,6 +2,7 @@ package dev.tollgate.check.health;
 
 import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.check.rules.RulesWatcher;
+import dev.tollgate.limiter.Limiter;
 import dev.tollgate.store.RedisCounterStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,12 +25,14 @@ class EnforcingHealth implements HealthIndicator {
     private static final Logger log = LoggerFactory.getLogger(EnforcingHealth.class);
 
     private final RedisCounterStore store;
+    private final Limiter limiter;
     private final RulesWatcher watcher;
     private final Clock clock;
     private final EnforcingGate gate;
 
-    EnforcingHealth(RedisCounterStore store, CheckProperties properties, ObjectProvider<RulesWatcher> watcher) {
+    EnforcingHealth(RedisCounterStore store, Limiter limiter, CheckProperties properties, ObjectProvider<RulesWatcher> watcher) {
         this.store = store;
+        this.limiter = limiter;
         this.watcher = watcher.getIfAvailable();
         this.clock = Clock.systemUTC();
         this.gate = new EnforcingGate(store.status().since(), properties.readiness().storeGrace());
@@ -39,9 +42,12 @@ class EnforcingHealth implements HealthIndicator {
     public Health health() {
         boolean holdsRules = watcher == null || watcher.holdsRules();
         RedisCounterStore.ConnectionStatus connection = store.status();
-        EnforcingGate.Verdict verdict = gate.check(holdsRules, connection.connected(), clock.instant());
+        // reached, and the engine readied against it: when the store's first connect attempt failed (a pod started before
+        // its cluster, or starved of CPU), that happens after the connection, and a check before it could fail open
+        boolean enforcing = connection.connected() && limiter.prepared();
+        EnforcingGate.Verdict verdict = gate.check(holdsRules, enforcing, clock.instant());
         if (verdict.becameReady()) {
-            if (connection.connected()) {
+            if (enforcing) {
                 log.info("ready: enforcing, with rules and the counter store");
             } else {
                 log.warn("ready in fallback: the counter store has not been reached ({}); every rule answers by its fail mode "

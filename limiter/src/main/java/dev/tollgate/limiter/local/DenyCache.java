@@ -33,6 +33,7 @@ public final class DenyCache {
         this.denials = Caffeine.newBuilder()
                 .maximumSize(maxKeys)
                 .expireAfterWrite(maxTtl)
+                .executor(Runnable::run)
                 .build();
     }
 

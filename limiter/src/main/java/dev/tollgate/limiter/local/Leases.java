@@ -56,6 +56,7 @@ public final class Leases {
         this.leases = Caffeine.newBuilder()
                 .maximumSize(maxLeases)
                 .expireAfterWrite(ttl.multipliedBy(2))
+                .executor(Runnable::run)
                 .removalListener((String id, Lease lease, RemovalCause cause) -> {
                     if (lease != null && cause != RemovalCause.REPLACED && cause != RemovalCause.EXPLICIT) {
                         strand(lease);

@@ -24,7 +24,8 @@ public final class LocalBuckets {
 
     public LocalBuckets(Duration idle, int maxKeys, LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
-        this.buckets = Caffeine.newBuilder().maximumSize(maxKeys).expireAfterAccess(idle).build();
+        this.buckets = Caffeine.newBuilder().maximumSize(maxKeys).expireAfterAccess(idle)
+                .executor(Runnable::run).build();
     }
 
     /** Spends each spend's cost from its local bucket, all or nothing; returns the retry in ms on a deny, else 0. */
