@@ -23,9 +23,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The gRPC port: Envoy's rate limit service, the standard health service (SERVING once the pod enforces,
- * as its readiness says), and reflection only when asked for. Calls run on grpc-java's default executor,
- * not the transport's threads: a check is a future, but a call must be cancellable at its deadline even
- * if something in it ever blocks, and cancellation arrives on the transport's threads.
+ * as its readiness says), and reflection only when asked for. Calls run on the transport's event loops
+ * (a direct executor), as the HTTP check runs on Reactor Netty's: the engine never blocks a caller (a check
+ * is a future, the store's commands asynchronous with a timeout), and a hop to grpc-java's default executor
+ * cost more than the check itself (scenario 8, gRPC: 10,344 checks/s at 114 µs of CPU a check with the hop,
+ * 22,152/s at 33 µs without; p99 at 5,000/s 4.4 ms against 2.0 ms). A deadline or a cancelled call still
+ * ends the call at once: the cancellation listener runs on the transport thread that learns of it.
  */
 public final class RlsServer implements SmartLifecycle {
 
@@ -58,6 +61,7 @@ public final class RlsServer implements SmartLifecycle {
                 .maxInboundMessageSize((int) settings.maxMessageSize().toBytes())
                 .maxInboundMetadataSize(MAX_METADATA_BYTES)
                 .handshakeTimeout(5, TimeUnit.SECONDS)
+                .directExecutor()
                 .addService(rateLimits)
                 .addService(health.getHealthService());
         if (settings.reflection()) {
