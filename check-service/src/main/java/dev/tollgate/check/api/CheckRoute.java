@@ -16,6 +16,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.reactor.netty.NettyRouteProvider;
@@ -23,6 +25,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Component;
 import org.springframework.util.unit.DataSize;
+import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -51,14 +54,19 @@ import java.util.concurrent.TimeUnit;
  */
 @Component
 @ConditionalOnProperty(name = TracingSwitch.EXPORT, havingValue = "false")
-class CheckRoute implements NettyRouteProvider {
+class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
 
     static final String PATH = "/v1/ratelimit:check";
     private static final URI INSTANCE = URI.create(PATH);
     private static final String JSON = MediaType.APPLICATION_JSON_VALUE;
     private static final String PROBLEM_JSON = MediaType.APPLICATION_PROBLEM_JSON_VALUE;
 
-    private final Limiter limiter;
+    /**
+     * Looked up once every bean is built, before the ports open: the web server factory asks for its routes, and Spring
+     * AOT's processing of the management server's context builds that factory in the build, where no store can be.
+     */
+    private final ObjectProvider<Limiter> limiters;
+    private Limiter limiter;
     private final CheckJson check;
     private final JsonMapper json;
     private final ServiceTokens tokens;
@@ -68,14 +76,19 @@ class CheckRoute implements NettyRouteProvider {
     private final Map<Integer, Timer> timers = new ConcurrentHashMap<>();
     private volatile LongTaskTimer active;
 
-    CheckRoute(Limiter limiter, CheckJson check, JsonMapper json, ServiceTokens tokens, MeterRegistry meters,
+    CheckRoute(ObjectProvider<Limiter> limiters, CheckJson check, JsonMapper json, ServiceTokens tokens, MeterRegistry meters,
                @Value("${spring.http.codecs.max-in-memory-size:256KB}") DataSize maxBody) {
-        this.limiter = limiter;
+        this.limiters = limiters;
         this.check = check;
         this.json = json;
         this.tokens = tokens;
         this.meters = meters;
         this.maxBody = maxBody.toBytes();
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        limiter = limiters.getObject();
     }
 
     @Override
@@ -105,7 +118,9 @@ class CheckRoute implements NettyRouteProvider {
                 .flatMap(body -> Mono.fromFuture(limiter.check(read(body))))
                 .map(answer -> verdict(answer, response))
                 .onErrorResume(failure -> Mono.just(problem(failure, response)))
-                .flatMap(body -> response.sendObject(body).then())
+                .flatMap(body -> response.sendObject(body).then()
+                        // gone before or while its answer was written: counted by the status set, as WebFlux counts it
+                        .onErrorResume(DisconnectedClientHelper::isClientDisconnectedException, gone -> Mono.empty()))
                 .doOnSuccess(done -> timer(response.status().code()).record(System.nanoTime() - started, TimeUnit.NANOSECONDS))
                 .doFinally(signal -> inFlight.stop());
     }

@@ -7,6 +7,8 @@ final class ProblemCodes {
     static final String UNAUTHORIZED = "unauthorized";
     static final String INVALID_REQUEST = "invalid_request";
     static final String PAYLOAD_TOO_LARGE = "payload_too_large";
+    static final String URI_TOO_LONG = "uri_too_long";
+    static final String HEADERS_TOO_LARGE = "headers_too_large";
     static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
     static final String NOT_ACCEPTABLE = "not_acceptable";
     static final String METHOD_NOT_ALLOWED = "method_not_allowed";
@@ -27,8 +29,10 @@ final class ProblemCodes {
             case 405 -> METHOD_NOT_ALLOWED;
             case 406 -> NOT_ACCEPTABLE;
             case 413 -> PAYLOAD_TOO_LARGE;
+            case 414 -> URI_TOO_LONG;
             case 415 -> UNSUPPORTED_MEDIA_TYPE;
             case 422 -> INVALID_REQUEST;
+            case 431 -> HEADERS_TOO_LARGE;
             case 503 -> STORE_UNAVAILABLE;
             case 504 -> STORE_TIMEOUT;
             default -> status >= 500 ? INTERNAL_ERROR : BAD_REQUEST;

@@ -12,6 +12,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.reactive.result.method.annotation.ResponseEntityExceptionHandler;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
+import org.springframework.web.util.DisconnectedClientHelper;
 import reactor.core.publisher.Mono;
 
 
@@ -37,7 +38,8 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             RequestBodies.closeAfterAnswer(exchange);
             return Mono.just(ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(CheckProblems.tooLarge()));
         }
-        ProblemDetail problem = CheckProblems.unreadable(ex);
+        ProblemDetail problem = DisconnectedClientHelper.isClientDisconnectedException(ex) ? CheckProblems.clientClosed()
+                : CheckProblems.unreadable(ex);
         return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));
     }
 

@@ -37,13 +37,18 @@ public final class CheckJson {
     }
 
     public void write(CheckResponse response, OutputStream out) {
-        try (JsonGenerator generator = json.createGenerator(out)) {
+        try (JsonGenerator generator = CheckResponseEncoder.generator(json, out)) {
             CheckResponseEncoder.write(response, generator);
         }
     }
 
+    /**
+     * A decoder of its own for each codec configurer: a decoder holds its configurer's body limit, and a client's
+     * configurer built from the same customizers (a WebClient's, a WebTestClient's) setting a larger one for its
+     * answers would otherwise have raised the server's (a check body of 900 KB then sat waiting to be read whole).
+     */
     CheckRequestDecoder decoder() {
-        return decoder;
+        return new CheckRequestDecoder(strict);
     }
 
     CheckResponseEncoder encoder() {

@@ -12,6 +12,7 @@ import org.springframework.util.MimeType;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.math.BigDecimal;
@@ -49,9 +50,13 @@ final class CheckRequestDecoder extends JacksonJsonDecoder {
         return request != null ? request : super.decode(DefaultDataBufferFactory.sharedInstance.wrap(body), targetType, mimeType, hints);
     }
 
-    /** The request, or null when the body is not of the plain shape (the strict reader then says why). */
+    /**
+     * The request, or null when the body is not of the plain shape (the strict reader then says why). The parser
+     * comes from the factory alone, without the mapper's read context (a deserialization context built for every
+     * parser) or its duplicate detection (a set for every object): the plain shape refuses a repeated field itself.
+     */
     CheckRequest plain(byte[] body) {
-        try (JsonParser parser = strict.createParser(body)) {
+        try (JsonParser parser = strict.tokenStreamFactory().createParser(ObjectReadContext.empty(), body)) {
             CheckRequest request = request(parser);
             return request != null && parser.nextToken() == null ? request : null;
         } catch (JacksonException e) {

@@ -2,6 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.common.check.Verdict;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
@@ -9,10 +10,11 @@ import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.codec.json.JacksonJsonEncoder;
 import org.springframework.util.MimeType;
 import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -37,7 +39,7 @@ final class CheckResponseEncoder extends JacksonJsonEncoder {
             return super.encodeValue(value, bufferFactory, valueType, mimeType, hints);
         }
         DataBuffer buffer = bufferFactory.allocateBuffer(512);
-        try (JsonGenerator generator = json.createGenerator(buffer.asOutputStream())) {
+        try (JsonGenerator generator = generator(json, buffer.asOutputStream())) {
             write(response, generator);
         } catch (RuntimeException e) {
             DataBufferUtils.release(buffer);
@@ -102,8 +104,16 @@ final class CheckResponseEncoder extends JacksonJsonEncoder {
         out.writeEndObject();
     }
 
-    private static String lower(Enum<?> verdict) {
-        return verdict.name().toLowerCase(Locale.ROOT);
+    private static String lower(Verdict verdict) {
+        return verdict == Verdict.ALLOW ? "allow" : "deny";
+    }
+
+    /**
+     * A generator from the factory alone: the answer is written field by field, so the mapper's write context (a
+     * serialization context built for every generator) has nothing to do.
+     */
+    static JsonGenerator generator(JsonMapper json, OutputStream out) {
+        return json.tokenStreamFactory().createGenerator(ObjectWriteContext.empty(), out);
     }
 
     private static boolean utf8(MimeType mimeType) {

@@ -1,6 +1,7 @@
 package dev.tollgate.check.api;
 
-import dev.tollgate.testsupport.redis.RedisCluster;
+import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.testsupport.http.RawHttp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -20,11 +21,11 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -40,9 +41,7 @@ class CheckApiIT {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
-        registry.add("tollgate.redis.command-timeout", () -> "2s");
-        registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
+        SharedClusterPod.register(registry, "src/test/resources/rules-test.yml");
     }
 
     @Autowired
@@ -318,6 +317,40 @@ class CheckApiIT {
         }
     }
 
+    /**
+     * The fuzzer's "header parser received no bytes": a client still writing a body the service will not read
+     * (Java's HttpClient writes and reads at once) lost the connection, 413 and all, to a reset. The service
+     * now half-closes: the client finishes writing, then reads the answer and the end of the stream.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"PUT /v1/nothing|application/json", "POST /v1/ratelimit:check|application/json"})
+    void aClientStillSendingABodyTooLargeToReadFinishesAndGetsItsAnswer(String call) throws IOException {
+        String[] parts = call.split("[ |]");
+        int length = 900_000;
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+            OutputStream out = socket.getOutputStream();
+            out.write((parts[0] + " " + parts[1] + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + parts[2] + "\r\nContent-Length: "
+                    + length + "\r\n\r\n{\"domain\":\"").getBytes(StandardCharsets.US_ASCII));
+            byte[] piece = "x".repeat(10_000).getBytes(StandardCharsets.US_ASCII);
+            int sent = 11;
+            for (int i = 0; i < 10; i++, sent += piece.length) {
+                out.write(piece);
+            }
+            String answer = readAnswer(socket.getInputStream());
+            // the service answered before reading it all, and closed its side; the client writes on regardless
+            while (sent < length) {
+                int n = Math.min(piece.length, length - sent);
+                out.write(piece, 0, n);
+                sent += n;
+            }
+            out.flush();
+
+            assertThat(answer).startsWith("HTTP/1.1 4").containsIgnoringCase("connection: close").contains("\"code\":");
+            assertThat(socket.getInputStream().read()).as("the end of the stream, not a reset").isEqualTo(-1);
+        }
+    }
+
     private static String request(String method, String path, String type, String body) {
         return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + type + "\r\nContent-Length: "
                 + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
@@ -327,22 +360,13 @@ class CheckApiIT {
     private static String exchange(Socket socket, String request) throws IOException {
         socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
         socket.getOutputStream().flush();
-        InputStream in = socket.getInputStream();
-        StringBuilder head = new StringBuilder();
-        while (head.length() < 4 || !head.substring(head.length() - 4).equals("\r\n\r\n")) {
-            int c = in.read();
-            if (c < 0) {
-                throw new IOException("connection closed after: " + head);
-            }
-            head.append((char) c);
-        }
-        int length = 0;
-        for (String line : head.toString().split("\r\n")) {
-            if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                length = Integer.parseInt(line.substring("content-length:".length()).trim());
-            }
-        }
-        return head + new String(in.readNBytes(length), StandardCharsets.UTF_8);
+        return readAnswer(socket.getInputStream());
+    }
+
+    /** One answer, its head and body as they came. */
+    private static String readAnswer(InputStream in) throws IOException {
+        RawHttp.Answer answer = RawHttp.read(in);
+        return answer.head() + answer.body();
     }
 
     @Test

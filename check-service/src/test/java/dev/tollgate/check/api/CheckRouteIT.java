@@ -1,6 +1,8 @@
 package dev.tollgate.check.api;
 
-import dev.tollgate.testsupport.redis.RedisCluster;
+import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.testsupport.http.RawHttp;
+import dev.tollgate.testsupport.http.RawHttp.Answer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -11,13 +13,8 @@ import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -37,9 +34,7 @@ class CheckRouteIT {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
-        registry.add("tollgate.redis.command-timeout", () -> "2s");
-        registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
+        SharedClusterPod.register(registry, "src/test/resources/rules-test.yml");
     }
 
     @LocalServerPort
@@ -69,12 +64,12 @@ class CheckRouteIT {
         Answer route = post(body, false);
         Answer webflux = post(body, true);
 
-        assertThat(route.tookTheRoute()).as("sent with a length, the check takes the route: %s", route.head).isTrue();
-        assertThat(webflux.tookTheRoute()).as("sent chunked, the check is WebFlux's: %s", webflux.head).isFalse();
-        assertThat(route.status).isEqualTo(webflux.status);
+        assertThat(tookTheRoute(route)).as("sent with a length, the check takes the route: %s", route.head()).isTrue();
+        assertThat(tookTheRoute(webflux)).as("sent chunked, the check is WebFlux's: %s", webflux.head()).isFalse();
+        assertThat(route.status()).isEqualTo(webflux.status());
         assertThat(route.header("content-type")).isNotNull().isEqualTo(webflux.header("content-type"));
-        assertThat(JSON.readTree(route.body)).isEqualTo(JSON.readTree(webflux.body));
-        assertThat(route.status).isLessThan(500);
+        assertThat(JSON.readTree(route.body())).isEqualTo(JSON.readTree(webflux.body()));
+        assertThat(route.status()).isLessThan(500);
     }
 
     @Test
@@ -83,19 +78,19 @@ class CheckRouteIT {
 
         assertThat(send("POST /v1/ratelimit:check HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: "
                 + check.length() + "\r\n\r\n" + check))
-                .satisfies(answer -> assertThat(answer.status).isEqualTo(415))
-                .satisfies(answer -> assertThat(answer.tookTheRoute()).isFalse());
+                .satisfies(answer -> assertThat(answer.status()).isEqualTo(415))
+                .satisfies(answer -> assertThat(tookTheRoute(answer)).isFalse());
         assertThat(send("POST /v1/ratelimit:check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nAccept: text/plain\r\n"
                 + "Content-Length: " + check.length() + "\r\n\r\n" + check))
-                .satisfies(answer -> assertThat(answer.status).isEqualTo(406))
-                .satisfies(answer -> assertThat(answer.tookTheRoute()).isFalse());
+                .satisfies(answer -> assertThat(answer.status()).isEqualTo(406))
+                .satisfies(answer -> assertThat(tookTheRoute(answer)).isFalse());
         assertThat(send("PUT /v1/ratelimit:check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: "
                 + check.length() + "\r\n\r\n" + check))
-                .satisfies(answer -> assertThat(answer.status).isEqualTo(405))
-                .satisfies(answer -> assertThat(answer.tookTheRoute()).isFalse());
+                .satisfies(answer -> assertThat(answer.status()).isEqualTo(405))
+                .satisfies(answer -> assertThat(tookTheRoute(answer)).isFalse());
         assertThat(send("POST /v1/ratelimit:check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n"))
-                .satisfies(answer -> assertThat(answer.status).isEqualTo(400))
-                .satisfies(answer -> assertThat(answer.tookTheRoute()).isFalse());
+                .satisfies(answer -> assertThat(answer.status()).isEqualTo(400))
+                .satisfies(answer -> assertThat(tookTheRoute(answer)).isFalse());
     }
 
     @Test
@@ -105,10 +100,10 @@ class CheckRouteIT {
         Answer answer = send("POST /v1/ratelimit:check?trace=1 HTTP/1.1\r\nHost: t\r\nContent-Type: application/json; charset=UTF-8\r\n"
                 + "Accept: application/json\r\nContent-Length: " + check.length() + "\r\n\r\n" + check);
 
-        assertThat(answer.status).isEqualTo(200);
-        assertThat(answer.tookTheRoute()).isTrue();
+        assertThat(answer.status()).isEqualTo(200);
+        assertThat(tookTheRoute(answer)).isTrue();
         assertThat(answer.header("ratelimit-policy")).isEqualTo("\"growth-global\";q=100;w=1");
-        assertThat(JSON.readTree(answer.body).at("/entries/0/remaining").asInt()).isEqualTo(199);
+        assertThat(JSON.readTree(answer.body()).at("/entries/0/remaining").asInt()).isEqualTo(199);
     }
 
     @Test
@@ -120,9 +115,9 @@ class CheckRouteIT {
 
         for (int i = 0; i < 3; i++) {
             assertThat(post("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"" + UUID.randomUUID() + "\"}]}", false))
-                    .satisfies(answer -> assertThat(answer.status).isEqualTo(200));
+                    .satisfies(answer -> assertThat(answer.status()).isEqualTo(200));
         }
-        assertThat(post("{\"domain\":", false).status).isEqualTo(400);
+        assertThat(post("{\"domain\":", false).status()).isEqualTo(400);
 
         assertThat(count(series.formatted("SUCCESS", 200))).isEqualTo(allowedBefore + 3);
         assertThat(count(series.formatted("CLIENT_ERROR", 400))).isEqualTo(refusedBefore + 1);
@@ -130,7 +125,7 @@ class CheckRouteIT {
 
     /** The series' count in a Prometheus scrape; 0 while it does not exist yet. */
     private long count(String series) throws IOException {
-        String scrape = send("GET /actuator/prometheus HTTP/1.1\r\nHost: t\r\n\r\n").body;
+        String scrape = send("GET /actuator/prometheus HTTP/1.1\r\nHost: t\r\n\r\n").body();
         Matcher count = Pattern.compile(series).matcher(scrape);
         return count.find() ? Long.parseLong(count.group(1)) : 0;
     }
@@ -143,57 +138,12 @@ class CheckRouteIT {
         return send(head + body + tail);
     }
 
-    /** One request on its own connection, the answer read to its Content-Length. */
     private Answer send(String request) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(10_000);
-            OutputStream out = socket.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new IOException("connection closed in the answer's head: " + head);
-                }
-                head.write(b);
-            }
-            String headers = head.toString(StandardCharsets.ISO_8859_1);
-            Matcher length = Pattern.compile("(?im)^content-length: *(\\d+)").matcher(headers);
-            byte[] body = length.find() ? in.readNBytes(Integer.parseInt(length.group(1)))
-                    : headers.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked") ? chunks(in) : new byte[0];
-            return new Answer(headers, Integer.parseInt(headers.substring(9, 12)), new String(body, StandardCharsets.UTF_8));
-        }
+        return RawHttp.exchange(port, request);
     }
 
-    private static byte[] chunks(InputStream in) throws IOException {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (int size = chunkSize(in); size > 0; size = chunkSize(in)) {
-            body.write(in.readNBytes(size));
-            in.readNBytes(2);
-        }
-        return body.toByteArray();
-    }
-
-    private static int chunkSize(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) {
-            line.append((char) b);
-        }
-        return Integer.parseInt(line.toString().strip(), 16);
-    }
-
-    private record Answer(String head, int status, String body) {
-
-        /** Reactor Netty's header names are lower case; Spring's HttpHeaders writes Content-Type. */
-        boolean tookTheRoute() {
-            return head.contains("\r\ncontent-type: ");
-        }
-
-        String header(String name) {
-            Matcher value = Pattern.compile("(?im)^" + Pattern.quote(name.toLowerCase(Locale.ROOT)) + ": *([^\r\n]*)").matcher(head);
-            return value.find() ? value.group(1) : null;
-        }
+    /** Reactor Netty's header names are lower case; Spring's HttpHeaders writes Content-Type. */
+    private static boolean tookTheRoute(Answer answer) {
+        return answer.head().contains("\r\ncontent-type: ");
     }
 }

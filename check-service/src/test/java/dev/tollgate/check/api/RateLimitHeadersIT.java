@@ -1,6 +1,6 @@
 package dev.tollgate.check.api;
 
-import dev.tollgate.testsupport.redis.RedisCluster;
+import dev.tollgate.check.SharedClusterPod;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -19,9 +19,7 @@ class RateLimitHeadersIT {
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
-        registry.add("tollgate.redis.command-timeout", () -> "2s");
-        registry.add("tollgate.rules.file", () -> "src/test/resources/rules-headers-test.yml");
+        SharedClusterPod.register(registry, "src/test/resources/rules-headers-test.yml");
     }
 
     @Autowired

@@ -1,6 +1,6 @@
 package dev.tollgate.check.tracing;
 
-import dev.tollgate.testsupport.redis.RedisCluster;
+import dev.tollgate.check.SharedClusterPod;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -35,9 +35,7 @@ class CheckTraceIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.cluster.nodes", () -> RedisCluster.shared().clusterNodes());
-        registry.add("tollgate.redis.command-timeout", () -> "2s");
-        registry.add("tollgate.rules.file", () -> "src/test/resources/rules-test.yml");
+        SharedClusterPod.register(registry, "src/test/resources/rules-test.yml");
         registry.add("management.tracing.export.enabled", () -> "true");
         registry.add("management.tracing.sampling.probability", () -> "1.0");
     }
