@@ -12,6 +12,9 @@
 # The archive is only valid for the same JDK build, the same JVM flags that matter (the GC) and the same
 # files at the same paths: train where it will run (in the image, or again after each build).
 # Set JAVA to pick another JDK, JAVA_OPTS for the flags the service will run with (the Helm chart's).
+# AOT=on adds Spring AOT (-Dspring.aot.enabled=true): the bean definitions the build wrote as code, for a pod of
+# the chart's shape only (a management port of its own, rules from rules-service: see AotChoices); the training
+# run then takes that shape too (rules from an unreachable rules-service and a saved snapshot).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +28,9 @@ rm -rf "$dest"
 "$java" -Djarmode=tools -jar "$jar" extract --destination "$dest" >/dev/null
 app="$dest/$(basename "$jar")"
 
+if [ "${AOT:-off}" = on ]; then
+  opts="$opts -Dspring.aot.enabled=true"
+fi
 feature=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
 if [ "$feature" -ge 25 ]; then
   train="-XX:AOTCacheOutput=$dest/app.aot"
@@ -39,10 +45,17 @@ fi
 # store) so that the request path's classes are in the archive too, then stopped with SIGTERM: the JVM writes
 # the archive as it exits. Ports 0: it never clashes with a running service. Without curl or wget, the context
 # is refreshed and the JVM exits at once (-Dspring.context.exit=onRefresh): an archive without the request path.
-rules="$dest/training-rules.yml"
-printf 'rules:\n  - id: training\n    domain: training\n    match: { plan: training }\n    algorithm: token_bucket\n    rate_per_s: 10\n    burst: 20\n' >"$rules"
 run_args="--server.port=0 --management.server.port=0 --tollgate.grpc.port=0 --spring.data.redis.cluster.nodes=127.0.0.1:1
-  --tollgate.rules.file=$rules --tollgate.rules.service-url= --spring.main.banner-mode=off"
+  --spring.main.banner-mode=off"
+if [ "${AOT:-off}" = on ]; then
+  snapshot="$dest/training-snapshot.json"
+  printf '{"revision":1,"rules":[{"id":"training","domain":"training","match":{"plan":"training"},"algorithm":"token_bucket","rate_per_s":10,"burst":20,"mode":"enforce","fail_mode":"open","max_cost":1,"version":1}],"overrides":[],"region_budgets":[]}\n' >"$snapshot"
+  run_args="$run_args --tollgate.rules.service-url=http://127.0.0.1:1 --tollgate.rules.snapshot-file=$snapshot"
+else
+  rules="$dest/training-rules.yml"
+  printf 'rules:\n  - id: training\n    domain: training\n    match: { plan: training }\n    algorithm: token_bucket\n    rate_per_s: 10\n    burst: 20\n' >"$rules"
+  run_args="$run_args --tollgate.rules.file=$rules --tollgate.rules.service-url="
+fi
 check='{"domain":"training","entries":[{"rule":"training","key":"k","cost":1}]}'
 post() {
   if command -v curl >/dev/null 2>&1; then
