@@ -2,6 +2,7 @@ package dev.tollgate.bench;
 
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.WrkLoad;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +47,10 @@ class BenchSmokeIT {
         assertThat(rows(result, 8, 2)).hasSize(2);
         // the JIT warm-up: each server over each protocol it speaks (2 s each here: too short to settle, so the cap is hit)
         assertThat(rows(result, 8, 3)).hasSize(5);
+        if (WrkLoad.find().isPresent()) {
+            // wrk on the PATH: floor and check-service at saturation and paced
+            assertThat(rows(result, 8, 4)).hasSize(4);
+        }
         for (Section section : result.sections()) {
             assertThat(section.method()).as("how scenario %d is measured", section.number()).isNotEmpty();
             assertThat(section.charts()).as("charts of scenario %d", section.number()).isNotEmpty();

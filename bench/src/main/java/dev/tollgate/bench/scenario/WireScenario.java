@@ -17,6 +17,7 @@ import dev.tollgate.bench.wire.Ports;
 import dev.tollgate.bench.wire.ServerUnderTest;
 import dev.tollgate.bench.wire.WireCheck;
 import dev.tollgate.bench.wire.WireClient;
+import dev.tollgate.bench.wire.WrkLoad;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -47,6 +48,8 @@ import java.util.stream.Stream;
 final class WireScenario implements Scenario {
 
     private static final int MAX_IN_FLIGHT = 100_000;
+    /** Check bodies wrk draws from, in the mix's proportions. */
+    private static final int WRK_SAMPLE = 4096;
     /** The longest a step waits for its last answers before cutting them off as failed (time-scaled, at least 1 s). */
     private static final double DRAIN_SECONDS = 5;
     /** How often a warm-up reads the server's compilation time: a closed loop of this length between readings. */
@@ -159,6 +162,11 @@ final class WireScenario implements Scenario {
         Map<Integer, Map<Protocol, Map<Server, Step>>> open = new LinkedHashMap<>();
         Map<Protocol, Map<Server, Step>> saturated = new LinkedHashMap<>();
         Map<Protocol, Map<Server, WarmUp>> warmUps = new LinkedHashMap<>();
+        Map<Server, WrkSteps> byWrk = new LinkedHashMap<>();
+        WrkLoad wrk = WrkLoad.find().map(path -> WrkLoad.of(path, work, sample(mix, checks))).orElse(null);
+        if (wrk == null) {
+            System.out.println("  scenario 8: no wrk on the PATH, so no steps driven by it (apt-get install wrk)");
+        }
         try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
              ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
@@ -182,8 +190,14 @@ final class WireScenario implements Scenario {
                                 .put(server, openLoop(bench, servers.get(server), protocol, options.rate(nominal), mix, checks));
                     }
                 }
+                if (protocol == Protocol.HTTP1 && wrk != null) {
+                    for (Server server : against) {
+                        System.out.printf("  scenario 8: %s, %s driven by wrk%n", protocol.label, server.label);
+                        byWrk.put(server, wrkSteps(bench, servers.get(server), wrk));
+                    }
+                }
             }
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open);
+            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk);
         } finally {
             deleteQuietly(work);
         }
@@ -283,6 +297,52 @@ final class WireScenario implements Scenario {
         }
     }
 
+    /** The saturation and the paced step of one server with wrk as the load generator, on HTTP/1.1. */
+    record WrkSteps(WrkStep saturated, WrkStep paced, double pacedRate) {
+    }
+
+    /** One wrk run against one server, with the server's own CPU and allocation over it. */
+    record WrkStep(WrkLoad.Result result, JvmCounters.Reading used) {
+
+        double rate() {
+            return result.answered() / result.seconds();
+        }
+
+        double cpuMicrosPerCheck() {
+            return used.cpuMicrosPer(result.answered());
+        }
+
+        double bytesPerCheck() {
+            return used.bytesPer(result.answered());
+        }
+    }
+
+    /** Bodies drawn from the mix as the bench's own client draws them: what wrk sends, one at random per request. */
+    private static List<byte[]> sample(Mix mix, Map<Mix.Client, WireCheck> checks) {
+        List<byte[]> bodies = new ArrayList<>(WRK_SAMPLE);
+        for (int i = 0; i < WRK_SAMPLE; i++) {
+            bodies.add(checks.get(mix.pick(mix.pickKind())).json());
+        }
+        return bodies;
+    }
+
+    private static WrkSteps wrkSteps(Bench bench, ServerUnderTest server, WrkLoad wrk) {
+        BenchOptions options = bench.options();
+        int connections = options.wire().connections();
+        String url = "http://127.0.0.1:" + server.httpPort();
+        wrk.saturate(url, connections, options.seconds(3));
+        JvmCounters.Reading before = server.read();
+        WrkLoad.Result saturated = wrk.saturate(url, connections, options.seconds(5));
+        WrkStep saturation = new WrkStep(saturated, server.read().minus(before));
+        double rate = options.rate(options.wire().rates().stream().min(Comparator.comparingInt(r -> Math.abs(r - 5000))).orElseThrow());
+        wrk.paced(url, connections, options.seconds(2), rate);
+        before = server.read();
+        WrkLoad.Result paced = wrk.paced(url, connections, options.seconds(5), rate);
+        WrkStep pacedStep = new WrkStep(paced, server.read().minus(before));
+        bench.pause();
+        return new WrkSteps(saturation, pacedStep, rate);
+    }
+
     private static double drain(BenchOptions options) {
         return Math.max(1, options.seconds(DRAIN_SECONDS));
     }
@@ -331,7 +391,8 @@ final class WireScenario implements Scenario {
     }
 
     private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,
-                          Map<Protocol, Map<Server, WarmUp>> warmUps, Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open) {
+                          Map<Protocol, Map<Server, WarmUp>> warmUps, Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open,
+                          Map<Server, WrkSteps> byWrk) {
         BenchOptions options = bench.options();
         BenchOptions.Wire wire = options.wire();
         Section section = new Section(number(), title());
@@ -446,6 +507,31 @@ final class WireScenario implements Scenario {
             }
         }
 
+        if (!byWrk.isEmpty()) {
+            section.method("**With wrk** as the load generator (HTTP/1.1 only, right after that protocol's steps): `wrk -t1 -c"
+                    + wire.connections() + "`, the issue's own tool, sending " + Format.count(WRK_SAMPLE) + " check bodies drawn "
+                    + "from the same mix, one at random per request. It costs a fraction of the bench's JVM client per request, so "
+                    + "the servers keep more of the 2 cores. At saturation after " + Format.seconds(options.seconds(3)) + " unmeasured; "
+                    + "paced (each connection waits connections ÷ rate between requests, about the rate) after "
+                    + Format.seconds(options.seconds(2)) + ". wrk times requests from their send, not from when they were due, so "
+                    + "no latency is reported from these runs: only checks/s, CPU and allocation, read as above.");
+            Table wrkTable = new Table("**With wrk** (C, one thread, " + wire.connections() + " connections):",
+                    List.of("step", "server", "checks/s", "vs the floor", "CPU per check", "allocated per check", "failed"));
+            WrkSteps floorSteps = byWrk.get(Server.FLOOR);
+            for (Map.Entry<Server, WrkSteps> e : byWrk.entrySet()) {
+                WrkSteps w = e.getValue();
+                wrkTable.row("saturation", e.getKey().label, Format.rate(w.saturated().rate()),
+                        floorSteps == null ? "–" : Format.percent(w.saturated().rate() / floorSteps.saturated().rate()),
+                        micros(w.saturated().cpuMicrosPerCheck()), bytes(w.saturated().bytesPerCheck()), Format.count(w.saturated().result().failed()));
+            }
+            for (Map.Entry<Server, WrkSteps> e : byWrk.entrySet()) {
+                WrkSteps w = e.getValue();
+                wrkTable.row("paced, " + Format.rate(w.pacedRate()), e.getKey().label, Format.rate(w.paced().rate()), "–",
+                        micros(w.paced().cpuMicrosPerCheck()), bytes(w.paced().bytesPerCheck()), Format.count(w.paced().result().failed()));
+            }
+            section.table(wrkTable);
+        }
+
         List<String> categories = new ArrayList<>();
         Map<String, List<Double>> series = new LinkedHashMap<>();
         for (Map.Entry<Integer, Map<Protocol, Map<Server, Step>>> byRate : open.entrySet()) {
@@ -461,6 +547,15 @@ final class WireScenario implements Scenario {
                 "milliseconds (log scale)", categories, series, true, false, null));
 
         checks(section, options, saturated, open, checkService);
+        WrkSteps podByWrk = byWrk.get(Server.POD);
+        if (podByWrk != null && byWrk.containsKey(Server.FLOOR)) {
+            double ratio = podByWrk.saturated().rate() / byWrk.get(Server.FLOOR).saturated().rate();
+            section.check("Wire, driven by wrk: check-service's checks/s ≥ 50% of the floor's (HTTP/1.1 keep-alive, "
+                    + wire.connections() + " connections)", Format.percent(ratio), ratio >= 0.5);
+            double cpu = podByWrk.paced().cpuMicrosPerCheck();
+            section.check("Wire, driven by wrk: check-service's CPU per check ≤ 50 µs at " + Format.rate(podByWrk.pacedRate()) + " (HTTP/1.1)",
+                    micros(cpu), cpu <= 50);
+        }
         return section;
     }
 
