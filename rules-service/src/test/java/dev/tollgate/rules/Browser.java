@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -83,31 +84,34 @@ final class Browser implements AutoCloseable {
         return driver.findElement(By.cssSelector(css));
     }
 
-    /** Waits (up to {@code seconds}) until the condition holds, then answers what it answered. */
+    /**
+     * Waits (up to {@code seconds}) until the condition holds, then answers what it answered. The console's polled
+     * parts swap themselves while a condition reads them: an element gone, gone stale, or caught half-way out of the
+     * document (which Chromium reports as an unknown error) means "not yet"; the last such error is the timeout's cause.
+     */
     <T> T await(int seconds, Function<ChromeDriver, T> condition) {
-        return new WebDriverWait(driver, Duration.ofSeconds(seconds)).until(ignored -> condition.apply(driver));
+        return new WebDriverWait(driver, Duration.ofSeconds(seconds))
+                .ignoring(WebDriverException.class)
+                .until(ignored -> condition.apply(driver));
+    }
+
+    /** The text of the element {@code css} selects, read again if a poll swaps the element while it is read. */
+    String text(String css) {
+        return await(10, d -> d.findElement(By.cssSelector(css)).getText());
     }
 
     /**
      * Waits until the page that {@code action} leads to is in place, whether htmx swapped it in or the browser
      * loaded it. The old page's {@code main} is marked first; done is a {@code main} without the mark in a loaded
      * document. Asking whether the old element went stale raced the swap: Chromium answers a node caught half-way
-     * out of the document with an "unknown error" rather than a stale reference, so the mark is read by script, and
-     * a script that fails while the document changes under it just means "not yet".
+     * out of the document with an "unknown error" rather than a stale reference. The mark is read by script instead.
      */
     void andWaitForNewPage(Runnable action) {
         driver.executeScript("document.querySelector('main').setAttribute('data-old-page', '')");
         action.run();
-        await(30, d -> {
-            try {
-                return Boolean.TRUE.equals(d.executeScript("""
-                        const main = document.querySelector('main');
-                        return document.readyState === 'complete' && main !== null
-                            && !main.hasAttribute('data-old-page');"""));
-            } catch (org.openqa.selenium.WebDriverException changing) {
-                return false;
-            }
-        });
+        await(30, d -> Boolean.TRUE.equals(d.executeScript("""
+                const main = document.querySelector('main');
+                return document.readyState === 'complete' && main !== null && !main.hasAttribute('data-old-page');""")));
     }
 
     void signIn(String token) {

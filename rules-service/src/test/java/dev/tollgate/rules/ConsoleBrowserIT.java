@@ -111,7 +111,7 @@ class ConsoleBrowserIT extends ServiceTestBase {
         // the pod's checks reach the chart: its usage recorder flushes every second, the section refreshes every 5 s
         browser.await(30, d -> d.findElements(By.cssSelector("#live svg polyline")).size() >= 1
                 && d.findElement(By.cssSelector("#live figcaption")).getText().matches("(?s).*growth-global [1-9][0-9.]*/s.*"));
-        assertThat(browser.find("#live svg desc").getText()).startsWith("Requests per second admitted in this region");
+        assertThat(browser.text("#live svg desc")).startsWith("Requests per second admitted in this region");
         browser.await(20, d -> d.findElement(By.cssSelector("#live figcaption")).getText().contains("growth-global")
                 && d.findElements(By.cssSelector("#live svg polyline")).get(0).getAttribute("points").split(" ").length >= 3);
         browser.screenshot("04-key");
@@ -132,7 +132,7 @@ class ConsoleBrowserIT extends ServiceTestBase {
                 .startsWith("growth-global 500/s 1000").contains("launch week, ticket 4711");
         assertThat(rowTexts("table.buckets tbody tr")).anySatisfy(row -> assertThat(row).startsWith("growth-global override")
                 .contains("500/s, burst 600"));
-        String saved = browser.find("#revision-status, [role=status]").getText();
+        String saved = browser.text("#revision-status, [role=status]");
         long revision = Long.parseLong(number("Saved at revision (\\d+)", saved));
         browser.await(20, d -> d.findElement(By.cssSelector("#revision-status")).getText().contains("Every pod enforces it: 1 of 1"));
         assertThat(pod.revision()).as("the pod applied the override's revision").isGreaterThanOrEqualTo(revision);
