@@ -107,6 +107,19 @@ empty string.
 {{- .options | trim -}}
 {{- end }}
 
+{{/*
+check-service's JVM flags: its javaToolOptions, with Spring AOT where the pod has the configuration the build was
+processed for (tracing off, rules from rules-service). Call with the root context.
+*/}}
+{{- define "tollgate.checkServiceJavaToolOptions" -}}
+{{- $c := .Values.checkService -}}
+{{- $options := $c.javaToolOptions | trim -}}
+{{- if and $c.springAot (not .Values.tracing.enabled) $c.rules.watch -}}
+{{- $options = printf "%s -Dspring.aot.enabled=true" $options | trim -}}
+{{- end -}}
+{{- $options -}}
+{{- end }}
+
 {{/* Volumes every Java pod has: a writable /tmp (the root filesystem is read-only), and the Redis CA. */}}
 {{- define "tollgate.volumes" -}}
 - name: tmp

@@ -5,6 +5,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.FieldSource;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,6 +81,30 @@ class CheckServiceChartTest {
         assertThat(checkServiceContainer().named("JAVA_TOOL_OPTIONS", "env").at("value").text())
                 .contains("-XX:MaxRAMPercentage=")
                 .as("an explicit collector: below 1,792 MB HotSpot would pick the serial one").contains("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=10");
+    }
+
+    /**
+     * Spring AOT where the pod has the configuration check-service's build was processed for (tracing off, rules from
+     * rules-service), and never elsewhere: a pod of another shape started with it would be refused at start-up.
+     */
+    @Test
+    void startsWithSpringAotOnlyInTheShapeItsBuildWasProcessedFor() {
+        Map<String, Object> tracing = Map.of("tracing", Map.of("enabled", true, "otlpEndpoint", "http://otel-collector:4318/v1/traces"));
+        Map<String, Object> staticRules = Map.of("checkService", Map.of("rules", Map.of("watch", false, "static", "rules: []")));
+        Map<String, Object> optedOut = Map.of("checkService", Map.of("springAot", false));
+
+        for (String region : TollgateChart.REGIONS) {
+            assertThat(javaToolOptions(TollgateChart.render(region))).as(region).endsWith(" -Dspring.aot.enabled=true");
+        }
+        for (Map<String, Object> otherwise : List.of(tracing, staticRules, optedOut)) {
+            assertThat(javaToolOptions(TollgateChart.render("us-east", otherwise))).as("%s", otherwise)
+                    .startsWith("-XX:+UseG1GC").doesNotContain("spring.aot");
+        }
+    }
+
+    private static String javaToolOptions(Manifests release) {
+        return release.one("Deployment", NAME).named("check-service", "spec", "template", "spec", "containers")
+                .named("JAVA_TOOL_OPTIONS", "env").at("value").text();
     }
 
     @Test

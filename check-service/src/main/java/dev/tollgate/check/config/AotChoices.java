@@ -35,7 +35,6 @@ public final class AotChoices {
     static final String RESOURCE = "META-INF/tollgate/aot-choices.properties";
     static final String RULES_SERVICE = "tollgate.rules.service-url";
     static final String GRPC = "tollgate.grpc.enabled";
-    static final String REDIS_SSL_BUNDLE = "spring.data.redis.ssl.bundle";
     static final String MANAGEMENT_PORT = "management.server.port";
 
     private AotChoices() {
@@ -48,7 +47,6 @@ public final class AotChoices {
         choices.put(RULES_SERVICE, StringUtils.hasText(environment.getProperty(RULES_SERVICE))
                 ? "set (rules from rules-service)" : "empty (rules from the file)");
         choices.put(GRPC, "true".equalsIgnoreCase(environment.getProperty(GRPC, "true")) ? "on" : "off");
-        choices.put(REDIS_SSL_BUNDLE, StringUtils.hasText(environment.getProperty(REDIS_SSL_BUNDLE)) ? "set" : "empty");
         choices.put(MANAGEMENT_PORT, switch (ManagementPortType.get(environment)) {
             case DIFFERENT -> "a port of its own";
             case SAME -> "the server's port";

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.AnnotationConfigUtils;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -131,6 +132,57 @@ class RedisTlsBundleIT {
                 .exchange().expectStatus().isOk().expectBody()
                 .jsonPath("$.verdict").isEqualTo("allow")
                 .jsonPath("$.entries[0].fail_open").doesNotExist();
+    }
+
+    /**
+     * Spring AOT fixes conditions in the build, which is processed without a Redis TLS bundle; the chart's default names
+     * one. A pod started from that build with AOT on, in the chart's shape (a management port of its own, rules from a
+     * rules-service, here unreachable, and its saved snapshot), still reaches the TLS-only cluster through its bundle.
+     */
+    @Test
+    void anAotStartedPodReachesTheClusterThroughTheBundleItsOwnConfigurationNames() throws Exception {
+        Path snapshot = dir.resolve("aot-snapshot.json");
+        Files.writeString(snapshot, """
+                {"revision": 1, "rules": [{"id": "aot-tls", "domain": "public-api", "match": {"plan": "aot"},
+                  "algorithm": "token_bucket", "rate_per_s": 1, "period_s": 60, "burst": 5, "mode": "enforce",
+                  "fail_mode": "open", "max_cost": 1, "version": 1}], "overrides": [], "region_budgets": []}""");
+        ConfigurableApplicationContext aot;
+        System.setProperty("spring.aot.enabled", "true");
+        try {
+            // the AOT initializer is looked up by the main class's name, which a test's stack would not give
+            aot = new SpringApplicationBuilder(CheckServiceApplication.class).main(CheckServiceApplication.class)
+                    .web(WebApplicationType.REACTIVE).run(
+                    "--server.port=0",
+                    "--management.server.port=0",
+                    "--tollgate.grpc.port=0",
+                    "--tollgate.rules.service-url=http://127.0.0.1:" + RedisCluster.reservePorts(1).get(0),
+                    "--tollgate.rules.snapshot-file=" + snapshot,
+                    "--spring.data.redis.cluster.nodes=127.0.0.1:" + port,
+                    "--spring.data.redis.ssl.enabled=true",
+                    "--spring.data.redis.ssl.bundle=redis",
+                    "--spring.ssl.bundle.pem.redis.truststore.certificate=file:" + path("right.crt"));
+        } finally {
+            System.clearProperty("spring.aot.enabled");
+        }
+        try {
+            // started from the build's AOT-processed beans: no configuration classes parsed at start-up
+            assertThat(aot.containsBeanDefinition(AnnotationConfigUtils.CONFIGURATION_ANNOTATION_PROCESSOR_BEAN_NAME)).isFalse();
+            assertThat(pod == null || pod.containsBeanDefinition(AnnotationConfigUtils.CONFIGURATION_ANNOTATION_PROCESSOR_BEAN_NAME))
+                    .as("a pod started without AOT parses them").isTrue();
+            // the customizer that follows the bundle's reloads is there though the build saw no bundle
+            assertThat(aot.containsBean("redisTlsFollowsItsBundle")).isTrue();
+            WebTestClient management = client(aot.getEnvironment().getProperty("local.management.port"));
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertThat(connected(management)).as("TLS through the bundle").isEqualTo(1));
+            client(aot.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"aot-tls\",\"key\":\"acct_aot_tls\"}]}")
+                    .exchange().expectStatus().isOk().expectBody()
+                    .jsonPath("$.entries[0].remaining").isEqualTo(4)
+                    .jsonPath("$.entries[0].fail_open").doesNotExist();
+        } finally {
+            aot.close();
+        }
     }
 
     private static double connected(WebTestClient management) {
