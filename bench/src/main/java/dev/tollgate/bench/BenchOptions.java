@@ -75,15 +75,16 @@ public record BenchOptions(
      * @param protocols   which protocols, in order
      * @param jvmFlags    the JVM flags of both servers (check-service and the floor)
      * @param podJar      check-service's executable jar; null: the built one under check-service/target
-     * @param basePort    the first of five loopback ports the servers take; 0: any free ones
+     * @param basePort    the first of eight loopback ports the servers take; 0: any free ones
      * @param keys        about how many keys the traffic mix spreads over
      * @param warmupSeconds the cap of the closed-loop load on each server and protocol before the first step, which
      *                    lasts until the server's JIT has settled, so that the steps measure compiled code, not the
      *                    JIT at work; real seconds, not time-scaled (the JIT's pace does not follow the time scale);
      *                    0: no warm-up
+     * @param coldStartRounds rounds of cold starts of check-service, each launch once a round (see ColdStarts); 0: none
      */
     public record Wire(List<Integer> rates, int connections, List<Protocol> protocols, List<String> jvmFlags, Path podJar,
-                       int basePort, int keys, double warmupSeconds) {
+                       int basePort, int keys, double warmupSeconds, int coldStartRounds) {
 
         public static final String DEFAULT_JVM = "-XX:MaxRAM=1g -XX:ActiveProcessorCount=2 -XX:InitialRAMPercentage=50.0 "
                 + "-XX:MaxRAMPercentage=70.0 -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+ExitOnOutOfMemoryError";
@@ -109,6 +110,9 @@ public record BenchOptions(
             }
             if (!(warmupSeconds >= 0)) {
                 throw new IllegalArgumentException("--wire-warmup-s must be 0 or more, was " + warmupSeconds);
+            }
+            if (coldStartRounds < 0) {
+                throw new IllegalArgumentException("--wire-cold-starts must be 0 or more, was " + coldStartRounds);
             }
         }
     }
@@ -156,6 +160,7 @@ public record BenchOptions(
         int wireBasePort = 0;
         int wireKeys = 1000;
         double wireWarmup = 240;
+        int wireColdStarts = 3;
         ScaleOptions d = ScaleOptions.DEFAULTS;
         int scaleKeys = d.keys();
         int scalePods = d.pods();
@@ -189,6 +194,7 @@ public record BenchOptions(
                 case "wire-base-port" -> wireBasePort = Integer.parseInt(value);
                 case "wire-keys" -> wireKeys = Integer.parseInt(value);
                 case "wire-warmup-s" -> wireWarmup = Double.parseDouble(value);
+                case "wire-cold-starts" -> wireColdStarts = Integer.parseInt(value);
                 case "scale-keys" -> scaleKeys = Integer.parseInt(value);
                 case "scale-pods" -> scalePods = Integer.parseInt(value);
                 case "scale-cycles" -> scaleCycles = Integer.parseInt(value);
@@ -200,7 +206,8 @@ public record BenchOptions(
         }
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
                 latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
-                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup),
+                List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup,
+                wireColdStarts),
                 new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap), List.of(args));
     }
 
@@ -222,9 +229,10 @@ public record BenchOptions(
                 "  --wire-jvm='" + Wire.DEFAULT_JVM + "'",
                 "                            JVM flags of check-service and the floor in scenario 8",
                 "  --wire-pod-jar=PATH       check-service's jar (default: check-service/target/tollgate-check-service-*.jar)",
-                "  --wire-base-port=0        first of 5 loopback ports for scenario 8's servers (0: any free)",
+                "  --wire-base-port=0        first of 8 loopback ports for scenario 8's servers (0: any free)",
                 "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses",
                 "  --wire-warmup-s=240       scenario 8 loads each server over each protocol until its JIT settles, at most this long",
+                "  --wire-cold-starts=3      rounds of check-service cold starts, fat jar and fast-start.sh's layouts in turn (0: none)",
                 "                            (real seconds, not time-scaled; 0: no warm-up)",
                 "  --scale-keys=1000000      scenario 9: budget keys over three regions",
                 "  --scale-pods=150          scenario 9: simulated pods long-polling rules-service",

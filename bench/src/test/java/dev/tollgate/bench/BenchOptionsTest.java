@@ -23,13 +23,15 @@ class BenchOptionsTest {
         assertThat(wire.podJar()).isNull();
         assertThat(wire.basePort()).isZero();
         assertThat(wire.warmupSeconds()).isEqualTo(240);
+        assertThat(wire.coldStartRounds()).isEqualTo(3);
     }
 
     @Test
     void everyWireOptionIsReadFromTheCommandLine() {
         BenchOptions.Wire wire = BenchOptions.parse(new String[] {"--scenarios=8", "--wire-rates=2000,4000",
                 "--wire-connections=4", "--wire-protocols=grpc,http1", "--wire-jvm=-Xmx256m  -XX:+UseSerialGC",
-                "--wire-pod-jar=/tmp/pod.jar", "--wire-base-port=21100", "--wire-keys=500", "--wire-warmup-s=0"}).wire();
+                "--wire-pod-jar=/tmp/pod.jar", "--wire-base-port=21100", "--wire-keys=500", "--wire-warmup-s=0",
+                "--wire-cold-starts=0"}).wire();
 
         assertThat(wire.rates()).containsExactly(2000, 4000);
         assertThat(wire.connections()).isEqualTo(4);
@@ -39,6 +41,7 @@ class BenchOptionsTest {
         assertThat(wire.basePort()).isEqualTo(21100);
         assertThat(wire.keys()).isEqualTo(500);
         assertThat(wire.warmupSeconds()).isZero();
+        assertThat(wire.coldStartRounds()).isZero();
     }
 
     @Test
@@ -46,6 +49,7 @@ class BenchOptionsTest {
         for (List<String> bad : List.of(List.of("--wire-protocols=http3", "http3"), List.of("--wire-connections=0", "--wire-connections"),
                 List.of("--wire-rates=0", "--wire-rates"), List.of("--wire-base-port=70000", "--wire-base-port"),
                 List.of("--wire-keys=10", "--wire-keys"), List.of("--wire-warmup-s=-1", "--wire-warmup-s"),
+                List.of("--wire-cold-starts=-1", "--wire-cold-starts"),
                 List.of("--scenarios=10", "--scenarios"))) {
             assertThatThrownBy(() -> BenchOptions.parse(new String[] {bad.get(0)}))
                     .as(bad.get(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.get(1));

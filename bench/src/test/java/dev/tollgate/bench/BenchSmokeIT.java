@@ -2,6 +2,7 @@ package dev.tollgate.bench;
 
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.ColdStarts;
 import dev.tollgate.bench.wire.WrkLoad;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +28,7 @@ class BenchSmokeIT {
     void everyScenarioWritesItsTablesAndCharts() throws Exception {
         BenchOptions options = BenchOptions.parse(new String[] {
                 "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
-                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--report=" + reportDir});
+                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1", "--report=" + reportDir});
 
         BenchMain.Result result = BenchMain.run(options);
 
@@ -45,11 +46,15 @@ class BenchSmokeIT {
         assertThat(rows(result, 8, 0)).hasSize(5);
         assertThat(rows(result, 8, 1)).hasSize(5);
         assertThat(rows(result, 8, 2)).hasSize(2);
+        // check-service's cold start by launch: the fat jar and fast-start.sh's two layouts, one round
+        assertThat(rows(result, 8, 3)).extracting(row -> row.get(0)).containsExactly(
+                ColdStarts.Launch.FAT_JAR.label, ColdStarts.Launch.CLASS_CACHE.label, ColdStarts.Launch.SPRING_AOT.label);
+        assertThat(rows(result, 8, 3)).allSatisfy(row -> assertThat(row.get(1)).endsWith(" s"));
         // the JIT warm-up: each server over each protocol it speaks (2 s each here: too short to settle, so the cap is hit)
-        assertThat(rows(result, 8, 3)).hasSize(5);
+        assertThat(rows(result, 8, 4)).hasSize(5);
         if (WrkLoad.find().isPresent()) {
             // wrk on the PATH: floor and check-service at saturation and paced
-            assertThat(rows(result, 8, 4)).hasSize(4);
+            assertThat(rows(result, 8, 5)).hasSize(4);
         }
         for (Section section : result.sections()) {
             assertThat(section.method()).as("how scenario %d is measured", section.number()).isNotEmpty();

@@ -5,6 +5,7 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.wire.WireFormat;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
@@ -14,7 +15,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The traffic mix as check-service reads it: its rules as a static rules file, and each check both as the
+ * The traffic mix as check-service reads it: its rules as a static rules file (or a saved snapshot), and each check both as the
  * HTTP check's JSON body and as Envoy's {@code ShouldRateLimit} request, whose descriptors the file maps to
  * the same rules and keys. The two entries of a check (the plan's bucket and the route's, on the account's
  * key) are two descriptors: {@code (plan, account)} and {@code (route, account)}, each keyed by the account.
@@ -57,6 +58,11 @@ final class WireChecks {
                     .append("            limit_key: ").append(ACCOUNT).append('\n');
         }
         return yaml.toString();
+    }
+
+    /** The same rules as a pod's saved rules snapshot ({@code tollgate.rules.snapshot-file}), for pods in the chart's shape. */
+    static byte[] snapshot() {
+        return JSON.writeValueAsBytes(new RuleSnapshot(1, RULES, List.of(), List.of()));
     }
 
     /** One check of the mix, in both encodings. */

@@ -11,6 +11,7 @@ import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Format;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.ColdStarts;
 import dev.tollgate.bench.wire.JitSettle;
 import dev.tollgate.bench.wire.JvmCounters;
 import dev.tollgate.bench.wire.Ports;
@@ -145,6 +146,7 @@ final class WireScenario implements Scenario {
         try {
             work = Files.createTempDirectory("tollgate-bench-wire-");
             Files.writeString(work.resolve("rules.yml"), WireChecks.rulesFile());
+            Files.write(work.resolve("saved-rules-snapshot.json"), WireChecks.snapshot());
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare scenario 8's work directory", e);
         }
@@ -197,7 +199,12 @@ final class WireScenario implements Scenario {
                     }
                 }
             }
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk);
+            // the servers stop first: nothing else runs while the pods start
+            pod.close();
+            floor.close();
+            ColdStarts.Result coldStarts = ColdStarts.measure(new ColdStarts.Settings(podSettings.jar(), wire.jvmFlags(),
+                    podSettings.redisNodes(), work.resolve("saved-rules-snapshot.json"), probe), wire.coldStartRounds(), ports, work);
+            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts);
         } finally {
             deleteQuietly(work);
         }
@@ -392,7 +399,7 @@ final class WireScenario implements Scenario {
 
     private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,
                           Map<Protocol, Map<Server, WarmUp>> warmUps, Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open,
-                          Map<Server, WrkSteps> byWrk) {
+                          Map<Server, WrkSteps> byWrk, ColdStarts.Result coldStarts) {
         BenchOptions options = bench.options();
         BenchOptions.Wire wire = options.wire();
         Section section = new Section(number(), title());
@@ -471,6 +478,23 @@ final class WireScenario implements Scenario {
         start.row(Server.FLOOR.label, Format.seconds(floor.coldStartSeconds()), "any 200 answer");
         start.row(Server.POD.label, Format.seconds(checkService.coldStartSeconds()), "an enforced verdict of the rules file's rules");
         section.table(start);
+        if (!coldStarts.starts().isEmpty()) {
+            section.method("**Cold start by launch**: after the steps, with both servers stopped, check-service is started again and "
+                    + "again, each launch in turn for " + wire.coldStartRounds() + " round(s): the jar as `java -jar` runs it, and the "
+                    + "layouts `check-service/fast-start.sh` trains for the bench's JDK (" + Runtime.version().feature() + ") and these JVM "
+                    + "flags (a class-data archive, and with `AOT=on` Spring AOT's bean definitions as well; training is not timed). "
+                    + "Each start is in the Helm chart's shape, the one Spring AOT is built for: a management port of its own, the gRPC "
+                    + "port, no JMX agent, rules from a rules-service that never answers and the pod's saved snapshot of the mix's "
+                    + "rules. A start ends at the first enforced verdict, polled every 5 ms; its CPU is the process's by then.");
+            Table byLaunch = new Table("**Cold start by launch**, to the first enforced verdict (" + wire.coldStartRounds()
+                    + " interleaved round(s)):", List.of("launch", "median", "each start", "CPU at the answer, median", "vs the fat jar"));
+            double fatJar = coldStarts.medianSeconds(ColdStarts.Launch.FAT_JAR);
+            coldStarts.starts().forEach((launch, each) -> byLaunch.row(launch.label, Format.seconds(coldStarts.medianSeconds(launch)),
+                    String.join(", ", each.stream().map(one -> String.format(Locale.ROOT, "%.2f s", one.seconds())).toList()),
+                    Format.seconds(coldStarts.medianCpuSeconds(launch)), Format.percent(coldStarts.medianSeconds(launch) / fatJar)));
+            coldStarts.skipped().forEach((launch, why) -> byLaunch.row(launch.label, "–", "not measured: " + why, "–", "–"));
+            section.table(byLaunch);
+        }
 
         if (!warmUps.isEmpty()) {
             double window = rule.windowSeconds();
@@ -546,7 +570,7 @@ final class WireScenario implements Scenario {
         section.chart(charts.bars("s8-wire-p99", "p99 of a check over the wire, open loop (from intended send time)", "offered rate",
                 "milliseconds (log scale)", categories, series, true, false, null));
 
-        checks(section, options, saturated, open, checkService);
+        checks(section, options, saturated, open, checkService, coldStarts);
         WrkSteps podByWrk = byWrk.get(Server.POD);
         if (podByWrk != null && byWrk.containsKey(Server.FLOOR)) {
             double ratio = podByWrk.saturated().rate() / byWrk.get(Server.FLOOR).saturated().rate();
@@ -561,7 +585,7 @@ final class WireScenario implements Scenario {
 
     /** The targets, on HTTP/1.1 keep-alive, which is how gateways call the pod. */
     private static void checks(Section section, BenchOptions options, Map<Protocol, Map<Server, Step>> saturated,
-                               Map<Integer, Map<Protocol, Map<Server, Step>>> open, ServerUnderTest pod) {
+                               Map<Integer, Map<Protocol, Map<Server, Step>>> open, ServerUnderTest pod, ColdStarts.Result coldStarts) {
         Map<Server, Step> http = saturated.get(Protocol.HTTP1);
         if (http != null) {
             double ratio = http.get(Server.POD).rate() / http.get(Server.FLOOR).rate();
@@ -578,8 +602,15 @@ final class WireScenario implements Scenario {
             double cpu = atRate.get(Server.POD).cpuMicrosPerCheck();
             section.check("Wire: check-service's CPU per check ≤ 50 µs at " + rate + " (HTTP/1.1)", micros(cpu), cpu <= 50);
         }
-        section.check("Wire: check-service's start to first enforced answer ≤ 3 s", Format.seconds(pod.coldStartSeconds()),
-                pod.coldStartSeconds() <= 3);
+        double fastStart = coldStarts.medianSeconds(ColdStarts.Launch.CLASS_CACHE);
+        if (Double.isNaN(fastStart)) {
+            section.check("Wire: check-service's start to first enforced answer ≤ 3 s (fat jar)", Format.seconds(pod.coldStartSeconds()),
+                    pod.coldStartSeconds() <= 3);
+        } else {
+            // the fast start the project ships for Java 17, as its README says to start a pod; the other launches are in the table
+            section.check("Wire: check-service's start to first enforced answer ≤ 3 s (`fast-start.sh`, median of "
+                    + coldStarts.starts().get(ColdStarts.Launch.CLASS_CACHE).size() + ")", Format.seconds(fastStart), fastStart <= 3);
+        }
     }
 
     static String micros(double value) {

@@ -65,7 +65,7 @@ public final class JavaProcess implements AutoCloseable {
      */
     public static JavaProcess start(String name, List<String> jvmFlags, List<String> launch, List<String> arguments, Path logDirectory) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java());
         command.addAll(jvmFlags);
         command.addAll(launch);
         command.addAll(arguments);
@@ -80,6 +80,11 @@ public final class JavaProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + name + ": " + String.join(" ", command), e);
         }
+    }
+
+    /** The {@code java} of the JDK the bench runs on: every server runs on the same one. */
+    public static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** A JMX agent on loopback only, without authentication: the port is the bench's, for the length of one run. */
@@ -129,6 +134,11 @@ public final class JavaProcess implements AutoCloseable {
     /** {@link System#nanoTime()} just before the process was started: where a cold start is measured from. */
     public long startedNanos() {
         return startedNanos;
+    }
+
+    /** The process's CPU time so far (all its threads), seconds; NaN where the platform does not tell. */
+    public double cpuSeconds() {
+        return process.toHandle().info().totalCpuDuration().map(cpu -> cpu.toNanos() / 1e9).orElse(Double.NaN);
     }
 
     public boolean isAlive() {

@@ -98,6 +98,27 @@ public final class ServerUnderTest implements AutoCloseable {
 
     private static ServerUnderTest await(String name, JavaProcess process, int http, int grpc, int jmx, byte[] probe,
                                          Predicate<HttpResponse<byte[]>> counts) {
+        FirstAnswer first = firstAnswer(name, process, http, probe, counts);
+        try {
+            return new ServerUnderTest(name, process, http, grpc, JvmCounters.connect(jmx), first.seconds(), canned(first.response()));
+        } catch (RuntimeException e) {
+            process.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The answer that ended a cold start: how long after the process was started it came, and the process's CPU time
+     * by then (NaN where the platform does not tell).
+     */
+    record FirstAnswer(double seconds, double cpuSeconds, HttpResponse<byte[]> response) {
+    }
+
+    /**
+     * Polls {@code probe} every few milliseconds until an answer {@code counts}; the process is stopped if it exits, or
+     * gives no such answer within the start timeout.
+     */
+    static FirstAnswer firstAnswer(String name, JavaProcess process, int http, byte[] probe, Predicate<HttpResponse<byte[]>> counts) {
         try {
             HttpClient poller = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofMillis(500)).build();
@@ -118,8 +139,7 @@ public final class ServerUnderTest implements AutoCloseable {
                     HttpResponse<byte[]> response = poller.send(request, HttpResponse.BodyHandlers.ofByteArray());
                     long answered = System.nanoTime();
                     if (counts.test(response)) {
-                        double coldStart = (answered - process.startedNanos()) / 1e9;
-                        return new ServerUnderTest(name, process, http, grpc, JvmCounters.connect(jmx), coldStart, canned(response));
+                        return new FirstAnswer((answered - process.startedNanos()) / 1e9, process.cpuSeconds(), response);
                     }
                     last = response.statusCode() + " " + new String(response.body(), StandardCharsets.UTF_8);
                 } catch (IOException e) {

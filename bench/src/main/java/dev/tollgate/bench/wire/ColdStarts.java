@@ -1,0 +1,185 @@
+package dev.tollgate.bench.wire;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * check-service's cold start by how it is launched, side by side: the executable jar as the README's command runs it,
+ * and the layouts {@code check-service/fast-start.sh} trains (a class-data archive of the JDK the bench runs on; with
+ * {@code AOT=on}, Spring AOT's bean definitions as well). Every start is a new process in the Helm chart's shape: a
+ * management port of its own, the gRPC port on, rules from a rules-service that does not answer and the pod's saved
+ * snapshot, which is how a pod the autoscaler adds during an outage of the control plane starts, and the one shape
+ * Spring AOT is processed for. The launches take turns, round by round, so a machine that gets busier weighs on
+ * each alike. A start ends at the first enforced verdict (from the snapshot's rules and the store), polled every 5 ms.
+ */
+public final class ColdStarts {
+
+    /** How the pod is launched. */
+    public enum Launch {
+        FAT_JAR("fat jar (`java -jar`)", null),
+        CLASS_CACHE("`fast-start.sh`: extracted, class-data archive", "off"),
+        SPRING_AOT("`AOT=on fast-start.sh`: Spring AOT and the archive", "on");
+
+        public final String label;
+        /** fast-start.sh's {@code AOT}, or null for a launch without a training run. */
+        final String aot;
+
+        Launch(String label, String aot) {
+            this.label = label;
+            this.aot = aot;
+        }
+    }
+
+    /** One start: to the first enforced verdict, and the process's CPU time by then. */
+    public record Start(double seconds, double cpuSeconds) {
+    }
+
+    /**
+     * @param starts  each launch's starts, in the order they ran
+     * @param skipped launches not measured, and why
+     * @param training how long each trained launch's {@code fast-start.sh} took, seconds
+     */
+    public record Result(Map<Launch, List<Start>> starts, Map<Launch, String> skipped, Map<Launch, Double> training) {
+
+        /** The launch's median start, seconds; NaN when it was not measured. */
+        public double medianSeconds(Launch launch) {
+            return median(starts.getOrDefault(launch, List.of()).stream().mapToDouble(Start::seconds).toArray());
+        }
+
+        public double medianCpuSeconds(Launch launch) {
+            return median(starts.getOrDefault(launch, List.of()).stream().mapToDouble(Start::cpuSeconds).toArray());
+        }
+
+        static double median(double[] values) {
+            if (values.length == 0) {
+                return Double.NaN;
+            }
+            double[] sorted = values.clone();
+            Arrays.sort(sorted);
+            int middle = sorted.length / 2;
+            return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        }
+    }
+
+    /**
+     * The pod's store, rules and ports for the starts.
+     *
+     * @param snapshot the rules as a saved snapshot (the pod's {@code tollgate.rules.snapshot-file})
+     * @param probe    a check of those rules
+     */
+    public record Settings(Path jar, List<String> jvmFlags, String redisNodes, Path snapshot, byte[] probe) {
+    }
+
+    private static final long TRAINING_TIMEOUT_SECONDS = 300;
+
+    private ColdStarts() {
+    }
+
+    /** {@code rounds} starts of each launch, taking turns; nothing is started when {@code rounds} is 0. */
+    public static Result measure(Settings settings, int rounds, Ports ports, Path work) {
+        Map<Launch, List<String>> launches = new LinkedHashMap<>();
+        Map<Launch, String> skipped = new EnumMap<>(Launch.class);
+        Map<Launch, Double> training = new EnumMap<>(Launch.class);
+        Map<Launch, List<Start>> starts = new EnumMap<>(Launch.class);
+        if (rounds == 0) {
+            return new Result(starts, skipped, training);
+        }
+        Path script = settings.jar().toAbsolutePath().getParent().getParent().resolve("fast-start.sh");
+        for (Launch launch : Launch.values()) {
+            if (launch.aot == null) {
+                launches.put(launch, List.of("-jar", settings.jar().toString()));
+            } else if (!Files.isRegularFile(script)) {
+                skipped.put(launch, "no " + script + " beside the jar's target folder");
+            } else {
+                long began = System.nanoTime();
+                launches.put(launch, train(script, launch, settings, work));
+                training.put(launch, (System.nanoTime() - began) / 1e9);
+            }
+        }
+        int http = ports.next();
+        int management = ports.next();
+        int grpc = ports.next();
+        for (int round = 1; round <= rounds; round++) {
+            for (Map.Entry<Launch, List<String>> launch : launches.entrySet()) {
+                Start start = start(launch.getKey(), launch.getValue(), settings, http, management, grpc, work);
+                System.out.printf("  scenario 8: cold start %d of %d, %s: %.2f s (%.1f s of CPU)%n", round, rounds,
+                        launch.getKey().label, start.seconds(), start.cpuSeconds());
+                starts.computeIfAbsent(launch.getKey(), l -> new ArrayList<>()).add(start);
+            }
+        }
+        return new Result(starts, skipped, training);
+    }
+
+    /**
+     * Runs {@code fast-start.sh} for the launch with the bench's JDK and the run's JVM flags (an archive is only
+     * valid for the JDK and collector it was trained with) and answers what follows {@code java} in the command it
+     * prints: the flags, the archive and the extracted jar.
+     */
+    private static List<String> train(Path script, Launch launch, Settings settings, Path work) {
+        Path destination = work.resolve("fast-" + launch.name().toLowerCase(java.util.Locale.ROOT));
+        Path log = work.resolve("fast-start-" + launch.name().toLowerCase(java.util.Locale.ROOT) + ".log");
+        ProcessBuilder builder = new ProcessBuilder("sh", script.toString(), destination.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("JAVA", JavaProcess.java());
+        builder.environment().put("JAVA_OPTS", String.join(" ", settings.jvmFlags()));
+        builder.environment().put("AOT", launch.aot);
+        System.out.printf("  scenario 8: training %s (%s)%n", launch.label, script);
+        try {
+            Process process = builder.start();
+            if (!process.waitFor(TRAINING_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(script + " did not finish within " + TRAINING_TIMEOUT_SECONDS + " s; see " + log);
+            }
+            List<String> output = Files.readAllLines(log, StandardCharsets.UTF_8);
+            String command = output.isEmpty() ? "" : output.get(output.size() - 1).trim();
+            if (process.exitValue() != 0 || !command.contains(" -jar ")) {
+                throw new IllegalStateException(script + " failed (exit " + process.exitValue() + "); its output " + log + " ends:\n"
+                        + String.join("\n", output.subList(Math.max(0, output.size() - 20), output.size())));
+            }
+            List<String> words = List.of(command.split("\\s+"));
+            return words.subList(1, words.size());
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run " + script, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while training " + launch.label, e);
+        }
+    }
+
+    private static Start start(Launch launch, List<String> command, Settings settings, int http, int management, int grpc, Path work) {
+        List<String> flags = launch.aot == null ? settings.jvmFlags() : List.of();
+        List<String> arguments = List.of(
+                "--server.address=127.0.0.1",
+                "--server.port=" + http,
+                "--management.server.address=127.0.0.1",
+                "--management.server.port=" + management,
+                "--tollgate.grpc.address=127.0.0.1",
+                "--tollgate.grpc.port=" + grpc,
+                "--spring.data.redis.cluster.nodes=" + settings.redisNodes(),
+                // a rules-service that never answers: the pod enforces its saved snapshot
+                "--tollgate.rules.service-url=http://127.0.0.1:1",
+                "--tollgate.rules.snapshot-file=" + settings.snapshot(),
+                "--tollgate.region.name=bench",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=WARN");
+        JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(java.util.Locale.ROOT), flags, command,
+                arguments, work);
+        try {
+            ServerUnderTest.FirstAnswer first = ServerUnderTest.firstAnswer(launch.label, process, http, settings.probe(),
+                    response -> response.statusCode() == 200 && ServerUnderTest.enforced(response.body()));
+            return new Start(first.seconds(), first.cpuSeconds());
+        } finally {
+            process.close();
+        }
+    }
+}
