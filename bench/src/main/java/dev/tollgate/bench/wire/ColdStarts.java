@@ -26,17 +26,21 @@ public final class ColdStarts {
 
     /** How the pod is launched. */
     public enum Launch {
-        FAT_JAR("fat jar (`java -jar`)", null),
-        CLASS_CACHE("`fast-start.sh`: extracted, class-data archive", "off"),
-        SPRING_AOT("`AOT=on fast-start.sh`: Spring AOT and the archive", "on");
+        FAT_JAR("fat jar (`java -jar`)", null, List.of()),
+        FAT_JAR_AOT("fat jar with Spring AOT (the chart's flag, no archive)", null, List.of("-Dspring.aot.enabled=true")),
+        CLASS_CACHE("`fast-start.sh`: extracted, class-data archive", "off", List.of()),
+        SPRING_AOT("`AOT=on fast-start.sh`: Spring AOT and the archive", "on", List.of());
 
         public final String label;
         /** fast-start.sh's {@code AOT}, or null for a launch without a training run. */
         final String aot;
+        /** Flags after the run's own, for a launch without a training run (a trained one prints its own). */
+        final List<String> flags;
 
-        Launch(String label, String aot) {
+        Launch(String label, String aot, List<String> flags) {
             this.label = label;
             this.aot = aot;
+            this.flags = flags;
         }
     }
 
@@ -97,7 +101,10 @@ public final class ColdStarts {
         Path script = settings.jar().toAbsolutePath().getParent().getParent().resolve("fast-start.sh");
         for (Launch launch : Launch.values()) {
             if (launch.aot == null) {
-                launches.put(launch, List.of("-jar", settings.jar().toString()));
+                List<String> command = new ArrayList<>(settings.jvmFlags());
+                command.addAll(launch.flags);
+                command.addAll(List.of("-jar", settings.jar().toString()));
+                launches.put(launch, command);
             } else if (!Files.isRegularFile(script)) {
                 skipped.put(launch, "no " + script + " beside the jar's target folder");
             } else {
@@ -157,7 +164,6 @@ public final class ColdStarts {
     }
 
     private static Start start(Launch launch, List<String> command, Settings settings, int http, int management, int grpc, Path work) {
-        List<String> flags = launch.aot == null ? settings.jvmFlags() : List.of();
         List<String> arguments = List.of(
                 "--server.address=127.0.0.1",
                 "--server.port=" + http,
@@ -172,7 +178,7 @@ public final class ColdStarts {
                 "--tollgate.region.name=bench",
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN");
-        JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(java.util.Locale.ROOT), flags, command,
+        JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(java.util.Locale.ROOT), List.of(), command,
                 arguments, work);
         try {
             ServerUnderTest.FirstAnswer first = ServerUnderTest.firstAnswer(launch.label, process, http, settings.probe(),
