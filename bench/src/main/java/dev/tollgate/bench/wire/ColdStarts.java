@@ -1,12 +1,13 @@
 package dev.tollgate.bench.wire;
 
+import dev.tollgate.bench.load.Stats;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,26 +58,16 @@ public final class ColdStarts {
 
         /** The launch's median start, seconds; NaN when it was not measured. */
         public double medianSeconds(Launch launch) {
-            return median(starts.getOrDefault(launch, List.of()).stream().mapToDouble(Start::seconds).toArray());
+            return Stats.median(starts.getOrDefault(launch, List.of()).stream().mapToDouble(Start::seconds).toArray());
         }
 
         public double medianCpuSeconds(Launch launch) {
-            return median(starts.getOrDefault(launch, List.of()).stream().mapToDouble(Start::cpuSeconds).toArray());
-        }
-
-        static double median(double[] values) {
-            if (values.length == 0) {
-                return Double.NaN;
-            }
-            double[] sorted = values.clone();
-            Arrays.sort(sorted);
-            int middle = sorted.length / 2;
-            return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+            return Stats.median(starts.getOrDefault(launch, List.of()).stream().mapToDouble(Start::cpuSeconds).toArray());
         }
     }
 
     /**
-     * The pod's store, rules and ports for the starts.
+     * The pod's jar, JVM flags, store and rules for the starts.
      *
      * @param snapshot the rules as a saved snapshot (the pod's {@code tollgate.rules.snapshot-file})
      * @param probe    a check of those rules
