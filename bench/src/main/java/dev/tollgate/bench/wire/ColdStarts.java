@@ -11,12 +11,14 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * check-service's cold start by how it is launched, side by side: the executable jar as the README's command runs it,
- * and the layouts {@code check-service/fast-start.sh} trains (a class-data archive of the JDK the bench runs on; with
+ * check-service's cold start by how it is launched, side by side: the executable jar as the README's command runs it
+ * (and with Spring AOT on, as the Helm chart starts a pod in an image without a trained archive), and the layouts
+ * {@code check-service/fast-start.sh} trains (a class-data archive of the JDK the bench runs on; with
  * {@code AOT=on}, Spring AOT's bean definitions as well). Every start is a new process in the Helm chart's shape: a
  * management port of its own, the gRPC port on, rules from a rules-service that does not answer and the pod's saved
  * snapshot, which is how a pod the autoscaler adds during an outage of the control plane starts, and the one shape
@@ -52,9 +54,8 @@ public final class ColdStarts {
     /**
      * @param starts  each launch's starts, in the order they ran
      * @param skipped launches not measured, and why
-     * @param training how long each trained launch's {@code fast-start.sh} took, seconds
      */
-    public record Result(Map<Launch, List<Start>> starts, Map<Launch, String> skipped, Map<Launch, Double> training) {
+    public record Result(Map<Launch, List<Start>> starts, Map<Launch, String> skipped) {
 
         /** The launch's median start, seconds; NaN when it was not measured. */
         public double medianSeconds(Launch launch) {
@@ -84,10 +85,9 @@ public final class ColdStarts {
     public static Result measure(Settings settings, int rounds, Ports ports, Path work) {
         Map<Launch, List<String>> launches = new LinkedHashMap<>();
         Map<Launch, String> skipped = new EnumMap<>(Launch.class);
-        Map<Launch, Double> training = new EnumMap<>(Launch.class);
         Map<Launch, List<Start>> starts = new EnumMap<>(Launch.class);
         if (rounds == 0) {
-            return new Result(starts, skipped, training);
+            return new Result(starts, skipped);
         }
         Path script = settings.jar().toAbsolutePath().getParent().getParent().resolve("fast-start.sh");
         for (Launch launch : Launch.values()) {
@@ -99,9 +99,7 @@ public final class ColdStarts {
             } else if (!Files.isRegularFile(script)) {
                 skipped.put(launch, "no " + script + " beside the jar's target folder");
             } else {
-                long began = System.nanoTime();
                 launches.put(launch, train(script, launch, settings, work));
-                training.put(launch, (System.nanoTime() - began) / 1e9);
             }
         }
         int http = ports.next();
@@ -115,7 +113,7 @@ public final class ColdStarts {
                 starts.computeIfAbsent(launch.getKey(), l -> new ArrayList<>()).add(start);
             }
         }
-        return new Result(starts, skipped, training);
+        return new Result(starts, skipped);
     }
 
     /**
@@ -124,8 +122,8 @@ public final class ColdStarts {
      * prints: the flags, the archive and the extracted jar.
      */
     private static List<String> train(Path script, Launch launch, Settings settings, Path work) {
-        Path destination = work.resolve("fast-" + launch.name().toLowerCase(java.util.Locale.ROOT));
-        Path log = work.resolve("fast-start-" + launch.name().toLowerCase(java.util.Locale.ROOT) + ".log");
+        Path destination = work.resolve("fast-" + launch.name().toLowerCase(Locale.ROOT));
+        Path log = work.resolve("fast-start-" + launch.name().toLowerCase(Locale.ROOT) + ".log");
         ProcessBuilder builder = new ProcessBuilder("sh", script.toString(), destination.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("JAVA", JavaProcess.java());
@@ -169,7 +167,7 @@ public final class ColdStarts {
                 "--tollgate.region.name=bench",
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN");
-        JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(java.util.Locale.ROOT), List.of(), command,
+        JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(Locale.ROOT), List.of(), command,
                 arguments, work);
         try {
             ServerUnderTest.FirstAnswer first = ServerUnderTest.firstAnswer(launch.label, process, http, settings.probe(),
