@@ -99,7 +99,12 @@ public final class ColdStarts {
             } else if (!Files.isRegularFile(script)) {
                 skipped.put(launch, "no " + script + " beside the jar's target folder");
             } else {
-                launches.put(launch, train(script, launch, settings, work));
+                try {
+                    launches.put(launch, train(script, launch, settings, work));
+                } catch (IllegalStateException | UncheckedIOException e) {
+                    // the script's trouble is reported in its row, not allowed to lose the run's other figures
+                    skipped.put(launch, "fast-start.sh failed: " + e.getMessage().lines().findFirst().orElse(""));
+                }
             }
         }
         int http = ports.next();
