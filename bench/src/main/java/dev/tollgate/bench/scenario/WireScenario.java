@@ -480,8 +480,9 @@ final class WireScenario implements Scenario {
         section.table(start);
         if (!coldStarts.starts().isEmpty()) {
             section.method("**Cold start by launch**: after the steps, with both servers stopped, check-service is started again and "
-                    + "again, each launch in turn for " + wire.coldStartRounds() + " round(s): the jar as `java -jar` runs it, the same with "
-                    + "`-Dspring.aot.enabled=true` (the Helm chart's pod in an image without a trained archive), and the "
+                    + "again, each launch in turn for " + wire.coldStartRounds() + " round(s): the jar as `java -jar` runs it; with "
+                    + "`-Dspring.aot.enabled=true`, as the Helm chart starts a pod, from the jar (the Dockerfile's image) and from Boot's "
+                    + "extracted layout (a class path of plain jars, as a Jib image has), neither with a trained archive; and the "
                     + "layouts `check-service/fast-start.sh` trains for the bench's JDK (" + Runtime.version().feature() + ") and these JVM "
                     + "flags (a class-data archive, and with `AOT=on` Spring AOT's bean definitions as well; training is not timed). "
                     + "Each start is in the Helm chart's shape, the one Spring AOT is built for: a management port of its own, the gRPC "

@@ -16,9 +16,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * check-service's cold start by how it is launched, side by side: the executable jar as the README's command runs it
- * (and with Spring AOT on, as the Helm chart starts a pod in an image without a trained archive), and the layouts
- * {@code check-service/fast-start.sh} trains (a class-data archive of the JDK the bench runs on; with
+ * check-service's cold start by how it is launched, side by side: the executable jar as the README's command runs it;
+ * with Spring AOT on, as the Helm chart starts a pod in an image without a trained archive, from the jar and from Boot's
+ * extracted layout; and the layouts {@code check-service/fast-start.sh} trains (a class-data archive of the JDK the bench runs on; with
  * {@code AOT=on}, Spring AOT's bean definitions as well). Every start is a new process in the Helm chart's shape: a
  * management port of its own, the gRPC port on, rules from a rules-service that does not answer and the pod's saved
  * snapshot, which is how a pod the autoscaler adds during an outage of the control plane starts, and the one shape
@@ -29,22 +29,26 @@ public final class ColdStarts {
 
     /** How the pod is launched. */
     public enum Launch {
-        FAT_JAR("fat jar (`java -jar`)", null, List.of()),
-        FAT_JAR_AOT("fat jar with Spring AOT (the chart's flag, no archive)", null, List.of("-Dspring.aot.enabled=true")),
-        CLASS_CACHE("`fast-start.sh`: extracted, class-data archive", "off", List.of()),
-        SPRING_AOT("`AOT=on fast-start.sh`: Spring AOT and the archive", "on", List.of());
+        FAT_JAR("fat jar (`java -jar`)", Layout.JAR, false),
+        FAT_JAR_AOT("fat jar with Spring AOT (the Dockerfile's image as the chart starts it)", Layout.JAR, true),
+        EXTRACTED_AOT("extracted with Spring AOT, no archive (a Jib image's class path as the chart starts it)", Layout.EXTRACTED, true),
+        CLASS_CACHE("`fast-start.sh`: extracted, class-data archive", Layout.FAST_START, false),
+        SPRING_AOT("`AOT=on fast-start.sh`: Spring AOT and the archive", Layout.FAST_START, true);
 
         public final String label;
-        /** fast-start.sh's {@code AOT}, or null for a launch without a training run. */
-        final String aot;
-        /** Flags after the run's own, for a launch without a training run (a trained one prints its own). */
-        final List<String> flags;
+        final Layout layout;
+        final boolean springAot;
 
-        Launch(String label, String aot, List<String> flags) {
+        Launch(String label, Layout layout, boolean springAot) {
             this.label = label;
-            this.aot = aot;
-            this.flags = flags;
+            this.layout = layout;
+            this.springAot = springAot;
         }
+    }
+
+    /** Where the classes come from: the executable jar, Boot's extracted layout, or that with fast-start.sh's archive. */
+    enum Layout {
+        JAR, EXTRACTED, FAST_START
     }
 
     /** One start: to the first enforced verdict, and the process's CPU time by then. */
@@ -76,7 +80,7 @@ public final class ColdStarts {
     public record Settings(Path jar, List<String> jvmFlags, String redisNodes, Path snapshot, byte[] probe) {
     }
 
-    private static final long TRAINING_TIMEOUT_SECONDS = 300;
+    private static final long HELPER_TIMEOUT_SECONDS = 300;
 
     private ColdStarts() {
     }
@@ -90,21 +94,17 @@ public final class ColdStarts {
             return new Result(starts, skipped);
         }
         Path script = settings.jar().toAbsolutePath().getParent().getParent().resolve("fast-start.sh");
+        Path extracted = work.resolve("extracted");
         for (Launch launch : Launch.values()) {
-            if (launch.aot == null) {
-                List<String> command = new ArrayList<>(settings.jvmFlags());
-                command.addAll(launch.flags);
-                command.addAll(List.of("-jar", settings.jar().toString()));
-                launches.put(launch, command);
-            } else if (!Files.isRegularFile(script)) {
-                skipped.put(launch, "no " + script + " beside the jar's target folder");
-            } else {
-                try {
-                    launches.put(launch, train(script, launch, settings, work));
-                } catch (IllegalStateException | UncheckedIOException e) {
-                    // the script's trouble is reported in its row, not allowed to lose the run's other figures
-                    skipped.put(launch, "fast-start.sh failed: " + e.getMessage().lines().findFirst().orElse(""));
-                }
+            try {
+                launches.put(launch, switch (launch.layout) {
+                    case JAR -> command(settings, launch, settings.jar());
+                    case EXTRACTED -> command(settings, launch, extract(settings.jar(), extracted));
+                    case FAST_START -> train(script, launch, settings, work);
+                });
+            } catch (IllegalStateException | UncheckedIOException e) {
+                // a layout that could not be made is reported in its row, not allowed to lose the run's other figures
+                skipped.put(launch, e.getMessage().lines().findFirst().orElse(""));
             }
         }
         int http = ports.next();
@@ -121,39 +121,72 @@ public final class ColdStarts {
         return new Result(starts, skipped);
     }
 
+    /** The run's flags, Spring AOT's if the launch has it, and the jar. */
+    private static List<String> command(Settings settings, Launch launch, Path jar) {
+        List<String> command = new ArrayList<>(settings.jvmFlags());
+        if (launch.springAot) {
+            command.add("-Dspring.aot.enabled=true");
+        }
+        command.addAll(List.of("-jar", jar.toString()));
+        return command;
+    }
+
+    /** Boot's extracted layout of the jar (the jar's classes and {@code lib/}, as fast-start.sh lays it out), made once. */
+    private static Path extract(Path jar, Path destination) {
+        Path extracted = destination.resolve(jar.getFileName());
+        if (Files.isRegularFile(extracted)) {
+            return extracted;
+        }
+        run(new ProcessBuilder(JavaProcess.java(), "-Djarmode=tools", "-jar", jar.toString(), "extract", "--destination",
+                destination.toString()), destination.resolveSibling("extract.log"), "extracting " + jar);
+        return extracted;
+    }
+
     /**
      * Runs {@code fast-start.sh} for the launch with the bench's JDK and the run's JVM flags (an archive is only
      * valid for the JDK and collector it was trained with) and answers what follows {@code java} in the command it
      * prints: the flags, the archive and the extracted jar.
      */
     private static List<String> train(Path script, Launch launch, Settings settings, Path work) {
-        Path destination = work.resolve("fast-" + launch.name().toLowerCase(Locale.ROOT));
-        Path log = work.resolve("fast-start-" + launch.name().toLowerCase(Locale.ROOT) + ".log");
-        ProcessBuilder builder = new ProcessBuilder("sh", script.toString(), destination.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        if (!Files.isRegularFile(script)) {
+            throw new IllegalStateException("no " + script + " beside the jar's target folder");
+        }
+        String name = launch.name().toLowerCase(Locale.ROOT);
+        Path log = work.resolve("fast-start-" + name + ".log");
+        ProcessBuilder builder = new ProcessBuilder("sh", script.toString(), work.resolve("fast-" + name).toString());
         builder.environment().put("JAVA", JavaProcess.java());
         builder.environment().put("JAVA_OPTS", String.join(" ", settings.jvmFlags()));
-        builder.environment().put("AOT", launch.aot);
+        builder.environment().put("AOT", launch.springAot ? "on" : "off");
         System.out.printf("  scenario 8: training %s (%s)%n", launch.label, script);
+        List<String> output = run(builder, log, "fast-start.sh");
+        String command = output.isEmpty() ? "" : output.get(output.size() - 1).trim();
+        if (!command.contains(" -jar ")) {
+            throw new IllegalStateException("fast-start.sh printed no command; its output is in " + log);
+        }
+        List<String> words = List.of(command.split("\\s+"));
+        return words.subList(1, words.size());
+    }
+
+    /** Runs a helper process to its end, its output into {@code log}; answers the output's lines. */
+    private static List<String> run(ProcessBuilder builder, Path log, String what) {
         try {
-            Process process = builder.start();
-            if (!process.waitFor(TRAINING_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            Files.createDirectories(log.getParent());
+            Process process = builder.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            if (!process.waitFor(HELPER_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-                throw new IllegalStateException(script + " did not finish within " + TRAINING_TIMEOUT_SECONDS + " s; see " + log);
+                throw new IllegalStateException(what + " did not finish within " + HELPER_TIMEOUT_SECONDS + " s; see " + log);
             }
             List<String> output = Files.readAllLines(log, StandardCharsets.UTF_8);
-            String command = output.isEmpty() ? "" : output.get(output.size() - 1).trim();
-            if (process.exitValue() != 0 || !command.contains(" -jar ")) {
-                throw new IllegalStateException(script + " failed (exit " + process.exitValue() + "); its output " + log + " ends:\n"
-                        + String.join("\n", output.subList(Math.max(0, output.size() - 20), output.size())));
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(what + " failed (exit " + process.exitValue() + "); its output " + log + " ends: "
+                        + String.join(" | ", output.subList(Math.max(0, output.size() - 5), output.size())));
             }
-            List<String> words = List.of(command.split("\\s+"));
-            return words.subList(1, words.size());
+            return output;
         } catch (IOException e) {
-            throw new UncheckedIOException("could not run " + script, e);
+            throw new UncheckedIOException("could not run " + what, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while training " + launch.label, e);
+            throw new IllegalStateException("interrupted while " + what + " ran", e);
         }
     }
 
