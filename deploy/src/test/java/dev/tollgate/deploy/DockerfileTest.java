@@ -1,5 +1,6 @@
 package dev.tollgate.deploy;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,13 +34,29 @@ class DockerfileTest {
     void runsTheBootJarOnASmallJreWithAReadinessHealthcheck(String module, int port) {
         List<Instruction> instructions = instructions(module);
 
-        assertThat(first(instructions, "FROM")).isEqualTo("eclipse-temurin:17-jre-alpine");
-        assertThat(first(instructions, "COPY")).matches("target/tollgate-" + module + "-\\*\\.jar /app/app\\.jar");
+        assertThat(last(instructions, "FROM")).as("the image that runs").isEqualTo("eclipse-temurin:17-jre-alpine");
         assertThat(first(instructions, "EXPOSE")).isEqualTo(String.valueOf(port));
         assertThat(first(instructions, "HEALTHCHECK")).contains("http://127.0.0.1:" + port + "/actuator/health/readiness");
         assertThat(all(instructions, "ENV")).anySatisfy(env -> assertThat(env)
                 .startsWith("JAVA_TOOL_OPTIONS=").contains("-XX:MaxRAMPercentage=").contains("-XX:+ExitOnOutOfMemoryError"));
         assertThat(first(instructions, "ENTRYPOINT")).isEqualTo("[\"java\", \"-jar\", \"/app/app.jar\"]");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rules-service", "budget-rebalancer"})
+    void runsTheExecutableJar(String module) {
+        assertThat(first(instructions(module), "COPY")).matches("target/tollgate-" + module + "-\\*\\.jar /app/app\\.jar");
+    }
+
+    /** check-service, whose pods the autoscaler adds during a spike, starts from Boot's extracted layout: plain jars, no nested-jar loader. */
+    @Test
+    void checkServiceRunsBootsExtractedLayout() {
+        List<Instruction> instructions = instructions("check-service");
+
+        assertThat(first(instructions, "FROM")).isEqualTo("eclipse-temurin:17-jre-alpine AS extract");
+        assertThat(first(instructions, "COPY")).isEqualTo("target/tollgate-check-service-*.jar app.jar");
+        assertThat(first(instructions, "RUN")).isEqualTo("java -Djarmode=tools -jar app.jar extract --destination /extract/app");
+        assertThat(all(instructions, "COPY")).contains("--from=extract /extract/app/ /app/");
     }
 
     @ParameterizedTest
@@ -61,6 +78,12 @@ class DockerfileTest {
 
     private static List<String> all(List<Instruction> instructions, String keyword) {
         return instructions.stream().filter(i -> i.keyword().equals(keyword)).map(Instruction::arguments).toList();
+    }
+
+    private static String last(List<Instruction> instructions, String keyword) {
+        List<String> found = all(instructions, keyword);
+        assertThat(found).as("a %s", keyword).isNotEmpty();
+        return found.get(found.size() - 1);
     }
 
     private static String first(List<Instruction> instructions, String keyword) {
