@@ -22,6 +22,7 @@ import dev.tollgate.limiter.usage.RedisUsageStore;
 import dev.tollgate.store.spring.ClusterClients;
 import dev.tollgate.store.spring.RetiredProperties;
 import io.lettuce.core.resource.ClientResources;
+import io.netty.util.HashedWheelTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,6 +80,21 @@ class LimiterConfiguration {
     @Bean
     ClientResourcesBuilderCustomizer storeReconnectDelay() {
         return resources -> resources.reconnectDelay(RedisCounterStore.reconnectDelay());
+    }
+
+    /**
+     * The command timeout's timer, at a millisecond's tick instead of Lettuce's 100 ms, so that the 5 ms store
+     * timeout fires at 5 ms and the shard's breaker counts it then (see {@link RedisCounterStore#commandTimer()}).
+     * Stopped after the resources that use it are shut down: they depend on it.
+     */
+    @Bean(destroyMethod = "stop")
+    HashedWheelTimer storeCommandTimer() {
+        return RedisCounterStore.commandTimer();
+    }
+
+    @Bean
+    ClientResourcesBuilderCustomizer storeCommandTimerCustomizer(HashedWheelTimer storeCommandTimer) {
+        return resources -> resources.timer(storeCommandTimer);
     }
 
     /** Every Redis command's latency by cluster node and command type ({@code tollgate.redis.commands}). */
