@@ -2,18 +2,22 @@ package dev.tollgate.check.access;
 
 import dev.tollgate.check.CheckServiceApplication;
 import dev.tollgate.check.envoy.RlsServer;
+import dev.tollgate.testsupport.http.RawHttp;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,6 +31,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -102,6 +107,57 @@ class ServiceTokenIT {
         assertThat(answered.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
 
         HealthGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+    }
+
+    /**
+     * Every spelling a router could read as the check (decoded segments, {@code ;parameters} cut off, dot
+     * segments, doubled slashes, the absolute form) is refused without a token, and none is answered
+     * with a verdict. Sent on a raw socket: an HTTP client would normalize some of them away.
+     */
+    @Test
+    void noSpellingOfThePathReachesTheCheckWithoutAToken() throws Exception {
+        String body = "{\"domain\":\"envoy\",\"entries\":[{\"rule\":\"account-minute\",\"key\":\"acct_token_spelling\"}]}";
+        int port = Integer.parseInt(pod.getEnvironment().getProperty("local.server.port"));
+        for (String target : List.of("/v1;x/ratelimit:check", "/%761/ratelimit:check", "/v%31/ratelimit:check",
+                "/v1/ratelimit%3Acheck", "/v1/ratelimit%3acheck", "/v1/ratelimit:check;x", "/v1;/ratelimit:check",
+                "/%2576%31/ratelimit:check", "//v1/ratelimit:check", "/v1//ratelimit:check", "/./v1/ratelimit:check",
+                "/x/../v1/ratelimit:check", "/v1/./ratelimit:check", "/v1/ratelimit:check/", "/v1/ratelimit:check?x=1",
+                "/actuator/../v1/ratelimit:check", "/actuator;x/../v1/ratelimit:check", "/actuator/%2e%2e/v1/ratelimit:check",
+                "/actuator/..%2fv1/ratelimit:check", "/%61ctuator/../v1/ratelimit:check",
+                "http://127.0.0.1:" + port + "/v1/ratelimit:check", "http://127.0.0.1:" + port + "/v1;x/ratelimit:check")) {
+            RawHttp.Answer answer = RawHttp.exchange(port, "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body);
+            assertThat(answer.body()).as(target).doesNotContain("\"verdict\"");
+            assertThat(answer.status()).as(target).isNotEqualTo(200);
+            if (!target.startsWith("/actuator") && !target.startsWith("/%61ctuator")) {
+                assertThat(answer.status()).as(target).isEqualTo(401);
+            }
+        }
+        // and the actuator's own paths stay open, however they are spelt
+        for (String target : List.of("/actuator/health/liveness", "/actuator;x/health/liveness", "/%61ctuator/health/liveness")) {
+            assertThat(RawHttp.exchange(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").status())
+                    .as(target).isEqualTo(200);
+        }
+    }
+
+    /** Methods the router does not match are refused, never answered with a verdict; reflection needs the token too. */
+    @Test
+    void grpcMethodSpellingsAreNeverAnsweredWithoutAToken() {
+        RateLimitRequest request = RateLimitRequest.newBuilder().setDomain("envoy")
+                .addDescriptors(RateLimitDescriptor.newBuilder().addEntries(
+                        RateLimitDescriptor.Entry.newBuilder().setKey("account").setValue("acct_token_grpc_spelling")))
+                .build();
+        for (String method : List.of("envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
+                "envoy.service.ratelimit.v3.RateLimitService/shouldratelimit", "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit/",
+                "envoy.service.ratelimit.v3.RateLimitService//ShouldRateLimit", "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit;x",
+                "%65nvoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit", "envoy.service.ratelimit.v2.RateLimitService/ShouldRateLimit")) {
+            MethodDescriptor<RateLimitRequest, RateLimitResponse> spelt = RateLimitServiceGrpc.getShouldRateLimitMethod().toBuilder()
+                    .setFullMethodName(method).build();
+            assertThatThrownBy(() -> ClientCalls.blockingUnaryCall(channel, spelt, CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), request))
+                    .as(method)
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode())
+                            .isIn(Status.Code.UNAUTHENTICATED, Status.Code.UNIMPLEMENTED));
+        }
     }
 
     private static HttpResponse<String> check(String authorization) throws Exception {
