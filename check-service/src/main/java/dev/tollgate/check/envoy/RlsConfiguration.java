@@ -3,7 +3,6 @@ package dev.tollgate.check.envoy;
 import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.limiter.Limiter;
-import io.grpc.ServerInterceptors;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -20,6 +19,6 @@ class RlsConfiguration {
     RlsServer rlsServer(CheckProperties properties, Limiter limiter, DescriptorBook descriptors, MeterRegistry registry,
                         ServiceTokens tokens, @Qualifier("enforcingHealthIndicator") HealthIndicator readiness) {
         RateLimitGrpcService rateLimits = new RateLimitGrpcService(limiter, descriptors, new RlsMetrics(registry));
-        return new RlsServer(properties.grpc(), ServerInterceptors.intercept(rateLimits, new ServiceTokenInterceptor(tokens)), readiness);
+        return new RlsServer(properties.grpc(), rateLimits.bindService(), new ServiceTokenInterceptor(tokens), readiness);
     }
 }

@@ -2,6 +2,8 @@ package dev.tollgate.check.envoy;
 
 import dev.tollgate.check.config.CheckProperties;
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -38,6 +40,7 @@ public final class RlsServer implements SmartLifecycle {
 
     private final CheckProperties.Grpc settings;
     private final ServerServiceDefinition rateLimits;
+    private final ServerInterceptor access;
     private final HealthIndicator readiness;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ScheduledExecutorService healthPoll = Executors.newSingleThreadScheduledExecutor(task -> {
@@ -47,9 +50,11 @@ public final class RlsServer implements SmartLifecycle {
     });
     private volatile Server server;
 
-    RlsServer(CheckProperties.Grpc settings, ServerServiceDefinition rateLimits, HealthIndicator readiness) {
+    /** @param access guards the rate limit service and reflection; health stays open for the probes */
+    RlsServer(CheckProperties.Grpc settings, ServerServiceDefinition rateLimits, ServerInterceptor access, HealthIndicator readiness) {
         this.settings = settings;
         this.rateLimits = rateLimits;
+        this.access = access;
         this.readiness = readiness;
     }
 
@@ -61,11 +66,21 @@ public final class RlsServer implements SmartLifecycle {
                 .maxInboundMessageSize((int) settings.maxMessageSize().toBytes())
                 .maxInboundMetadataSize(MAX_METADATA_BYTES)
                 .handshakeTimeout(5, TimeUnit.SECONDS)
+                // bounded connections: none outlives its age (so new pods get traffic), none idles for ever, none
+                // holds unbounded streams; a gateway that vanished without a FIN is found by an unanswered ping
+                .maxConnectionAge(settings.maxConnectionAge().toNanos(), TimeUnit.NANOSECONDS)
+                .maxConnectionAgeGrace(settings.maxConnectionAgeGrace().toNanos(), TimeUnit.NANOSECONDS)
+                .maxConnectionIdle(settings.maxConnectionIdle().toNanos(), TimeUnit.NANOSECONDS)
+                .maxConcurrentCallsPerConnection(settings.maxCallsPerConnection())
+                .keepAliveTime(settings.keepAliveTime().toNanos(), TimeUnit.NANOSECONDS)
+                .keepAliveTimeout(settings.keepAliveTimeout().toNanos(), TimeUnit.NANOSECONDS)
+                .permitKeepAliveTime(settings.permitKeepAliveTime().toNanos(), TimeUnit.NANOSECONDS)
+                .permitKeepAliveWithoutCalls(true)
                 .directExecutor()
-                .addService(rateLimits)
+                .addService(ServerInterceptors.intercept(rateLimits, access))
                 .addService(health.getHealthService());
         if (settings.reflection()) {
-            builder.addService(ProtoReflectionServiceV1.newInstance());
+            builder.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), access));
         }
         try {
             server = builder.build().start();
