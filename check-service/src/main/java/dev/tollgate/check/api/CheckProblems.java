@@ -3,6 +3,7 @@ package dev.tollgate.check.api;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.limiter.RulesNotLoadedException;
 import dev.tollgate.store.StoreException;
+import io.netty.handler.timeout.ReadTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -28,6 +29,9 @@ final class CheckProblems {
     /** Never received by anyone (the client is gone), so not among the API's documented {@link ProblemCodes}. */
     private static final String CLIENT_CLOSED_CODE = "client_closed_request";
 
+    /** Reactor Netty's, not public: known by its name. */
+    private static final String REQUEST_TIMEOUT = "reactor.netty.http.server.RequestTimeoutException";
+
     private CheckProblems() {
     }
 
@@ -46,7 +50,26 @@ final class CheckProblems {
         if (DisconnectedClientHelper.isClientDisconnectedException(cause)) {
             return clientClosed();
         }
+        if (timedOut(cause)) {
+            return requestTimeout();
+        }
         return unexpected(cause);
+    }
+
+    /** Whether reading the request's body outlasted {@code tollgate.http.request-timeout} (or a read timeout of Netty's). */
+    static boolean timedOut(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ReadTimeoutException || REQUEST_TIMEOUT.equals(cause.getClass().getName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The body did not arrive in time; the rest of it may still come, so the answer closes the connection. */
+    static ProblemDetail requestTimeout() {
+        return problem(HttpStatus.REQUEST_TIMEOUT, ProblemCodes.REQUEST_TIMEOUT,
+                "The request's body did not arrive in time; send it whole, at once.");
     }
 
     static ProblemDetail invalidRequest(InvalidCheckRequestException e) {

@@ -163,6 +163,10 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
         HttpHeaders headers = response.responseHeaders();
         headers.set(HttpHeaderNames.CONTENT_TYPE, PROBLEM_JSON);
         headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (problem.getStatus() == HttpResponseStatus.REQUEST_TIMEOUT.code()) {
+            // the rest of the body may still come: nothing could tell it from the next request
+            headers.set(HttpHeaderNames.CONNECTION, "close");
+        }
         return Unpooled.wrappedBuffer(body);
     }
 

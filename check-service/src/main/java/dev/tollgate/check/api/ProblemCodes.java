@@ -6,6 +6,7 @@ final class ProblemCodes {
     static final String BAD_REQUEST = "bad_request";
     static final String UNAUTHORIZED = "unauthorized";
     static final String INVALID_REQUEST = "invalid_request";
+    static final String REQUEST_TIMEOUT = "request_timeout";
     static final String PAYLOAD_TOO_LARGE = "payload_too_large";
     static final String URI_TOO_LONG = "uri_too_long";
     static final String HEADERS_TOO_LARGE = "headers_too_large";
@@ -28,6 +29,7 @@ final class ProblemCodes {
             case 404 -> NOT_FOUND;
             case 405 -> METHOD_NOT_ALLOWED;
             case 406 -> NOT_ACCEPTABLE;
+            case 408 -> REQUEST_TIMEOUT;
             case 413 -> PAYLOAD_TOO_LARGE;
             case 414 -> URI_TOO_LONG;
             case 415 -> UNSUPPORTED_MEDIA_TYPE;

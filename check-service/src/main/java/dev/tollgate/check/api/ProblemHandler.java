@@ -38,6 +38,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             RequestBodies.closeAfterAnswer(exchange);
             return Mono.just(ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(CheckProblems.tooLarge()));
         }
+        if (CheckProblems.timedOut(ex)) {
+            // the rest of the body may still come, and nobody will read it
+            RequestBodies.closeAfterAnswer(exchange);
+            return Mono.just(ResponseEntity.status(HttpStatus.REQUEST_TIMEOUT).body(CheckProblems.requestTimeout()));
+        }
         ProblemDetail problem = DisconnectedClientHelper.isClientDisconnectedException(ex) ? CheckProblems.clientClosed()
                 : CheckProblems.unreadable(ex);
         return Mono.just(ResponseEntity.status(problem.getStatus()).body(problem));

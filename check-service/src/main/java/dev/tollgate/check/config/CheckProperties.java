@@ -35,7 +35,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
                               @Valid @DefaultValue Breaker breaker, @Valid @DefaultValue Region region,
                               @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
                               @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
-                              @Valid @DefaultValue Grpc grpc, @DefaultValue Access access) {
+                              @Valid @DefaultValue Grpc grpc, @DefaultValue Access access, @Valid @DefaultValue Http http) {
 
     public CheckProperties {
         redis = redis == null ? new Redis(null) : redis;
@@ -299,14 +299,52 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param reflection     whether gRPC server reflection is served (off: it lists every service and
      *                       message to anyone who can reach the port)
      */
+    /**
+     * @param maxConnectionAge      a connection is told to go away (GOAWAY) after this, so that Envoy's few long-lived
+     *                              HTTP/2 connections spread over the pods the autoscaler adds
+     * @param maxConnectionAgeGrace how long its calls in flight may still finish after that
+     * @param maxConnectionIdle     a connection with no call for this long is closed (a gateway gone without a FIN)
+     * @param maxCallsPerConnection calls in flight at once on one connection; more wait for a stream (HTTP/2's own limit)
+     * @param keepAliveTime         the server pings a quiet connection this often, and drops it when a ping is not
+     *                              answered within {@code keepAliveTimeout}
+     * @param permitKeepAliveTime   the most often a client may ping; more often is answered with GOAWAY, as gRPC does
+     */
     public record Grpc(@DefaultValue("true") boolean enabled, String address, @DefaultValue("8090") @Min(0) @Max(65_535) int port,
-                       @DefaultValue("64KB") DataSize maxMessageSize, @DefaultValue("false") boolean reflection) {
+                       @DefaultValue("64KB") DataSize maxMessageSize, @DefaultValue("false") boolean reflection,
+                       @DefaultValue("5m") Duration maxConnectionAge, @DefaultValue("30s") Duration maxConnectionAgeGrace,
+                       @DefaultValue("5m") Duration maxConnectionIdle, @DefaultValue("1000") @Min(1) int maxCallsPerConnection,
+                       @DefaultValue("1m") Duration keepAliveTime, @DefaultValue("20s") Duration keepAliveTimeout,
+                       @DefaultValue("10s") Duration permitKeepAliveTime) {
+
+        /** The connection limits must be positive durations. */
+        @AssertTrue(message = "tollgate.grpc.max-connection-age, -age-grace, -idle, keep-alive-time, -timeout and permit-keep-alive-time must be positive")
+        public boolean isConnectionLimitsPositive() {
+            for (Duration limit : new Duration[] {maxConnectionAge, maxConnectionAgeGrace, maxConnectionIdle, keepAliveTime, keepAliveTimeout,
+                    permitKeepAliveTime}) {
+                if (limit != null && (limit.isNegative() || limit.isZero())) {
+                    return false;
+                }
+            }
+            return true;
+        }
 
         /** tollgate.grpc.max-message-size must be between 1KB and 2GB. */
         @AssertTrue(message = "tollgate.grpc.max-message-size must be between 1KB and 2GB")
         public boolean isMaxMessageSizeInRange() {
             return maxMessageSize == null || (maxMessageSize.toBytes() >= 1024 && maxMessageSize.toBytes() <= Integer.MAX_VALUE);
         }
+    }
+
+    /**
+     * The HTTP port's connection limits: nothing a client holds open costs the pod for ever.
+     *
+     * @param idleTimeout    a keep-alive connection with no request for this long is closed; longer than the
+     *                       clients' own pool idle (TollgateClient: 30 s), so a client never sends into a closing one
+     * @param requestTimeout the longest a request's body may take to arrive whole, answered 408: a check is a few
+     *                       hundred bytes, so a body declaring 1,000 bytes and sending 10 no longer holds a connection
+     */
+    public record Http(@DefaultValue("60s") @DurationMin(millis = 1) Duration idleTimeout,
+                       @DefaultValue("2s") @DurationMin(millis = 1) Duration requestTimeout) {
     }
 
     /**
