@@ -29,7 +29,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -38,8 +37,11 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>With several pods ({@link Builder#pods}, {@link Builder#podSource}) a check goes to its key's pod by rendezvous
  * hashing of the first entry's key, so that pod's leases and remembered denies serve the key; a pod that refuses
- * connections (or holds no rules yet) is skipped to the key's next pod within the same deadline. A check that may
- * have reached a pod is never sent to a second one: that could spend it twice.
+ * connections, does not connect within the connect timeout (half the deadline by default), or holds no rules yet is
+ * skipped to the key's next pod within the same deadline. A check that may have reached a pod is never sent to a
+ * second one: that could spend it twice. It is answered by the fail mode at its deadline, and if the pod had not begun
+ * to answer, the pod is passed over like a refusing one by the checks after it, so a silent pod costs its keys one
+ * deadline, not one each.
  *
  * <p>Thread-safe; one per application. {@link #checkBlocking} must not be called on an event-loop thread.
  */
@@ -101,7 +103,11 @@ public final class TollgateClient implements AutoCloseable {
         return check(request, settings.deadline());
     }
 
-    /** The check, within the given deadline (connect, send and answer together, every pod tried included). */
+    /**
+     * The check, within the given deadline (connect, send and answer together, every pod tried included). A pod that
+     * has not begun to answer by then is passed over for {@code podDownFor}, so a deadline far below the pods' answer
+     * time moves keys off healthy pods.
+     */
     public Mono<CheckResult> check(CheckRequest request, Duration deadline) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(deadline, "deadline");
@@ -111,12 +117,20 @@ public final class TollgateClient implements AutoCloseable {
             if (order.isEmpty()) {
                 return fallbacks.answer(new ClientFallback(ClientFallback.Reason.UNREACHABLE, "no check-service pod is known"), null, null);
             }
-            AtomicReference<URI> lastTried = new AtomicReference<>(order.get(0));
-            return attempt(order, 0, body, lastTried)
+            Progress progress = new Progress(order.get(0));
+            return attempt(order, 0, body, progress)
                     .timeout(deadline)
-                    .onErrorResume(CallFailure.class, failure -> fallbacks.answer(failure.why(), failure, lastTried.get()))
-                    .onErrorResume(TimeoutException.class, late -> fallbacks.answer(new ClientFallback(ClientFallback.Reason.DEADLINE,
-                            "no answer within " + deadline.toMillis() + " ms from " + lastTried.get()), late, lastTried.get()));
+                    .onErrorResume(CallFailure.class, failure -> fallbacks.answer(failure.why(), failure, progress.pod))
+                    .onErrorResume(TimeoutException.class, late -> {
+                        URI pod = progress.pod;
+                        if (!progress.answering) {
+                            // a pod silent on a connection (a frozen JVM, a dead node behind a kept-alive connection)
+                            // raises no error of its own: unless its deadline marks it, each of its keys' checks pays one
+                            picker.failed(pod);
+                        }
+                        return fallbacks.answer(new ClientFallback(ClientFallback.Reason.DEADLINE,
+                                "no answer within " + deadline.toMillis() + " ms from " + pod), late, pod);
+                    });
         });
     }
 
@@ -146,10 +160,10 @@ public final class TollgateClient implements AutoCloseable {
         pods.close();
     }
 
-    private Mono<CheckResult> attempt(List<URI> order, int index, byte[] body, AtomicReference<URI> lastTried) {
+    private Mono<CheckResult> attempt(List<URI> order, int index, byte[] body, Progress progress) {
         URI pod = order.get(index);
-        lastTried.set(pod);
-        return send(pod, body)
+        progress.trying(pod);
+        return send(pod, body, progress)
                 .onErrorMap(failure -> !(failure instanceof CallFailure), failure -> transportFailure(pod, failure))
                 .flatMap(answer -> read(answer, pod))
                 .doOnNext(answered -> picker.answered(pod))
@@ -159,7 +173,7 @@ public final class TollgateClient implements AutoCloseable {
                     }
                     picker.failed(pod);
                     if (failure.nothingSpent() && index + 1 < order.size()) {
-                        return attempt(order, index + 1, body, lastTried);
+                        return attempt(order, index + 1, body, progress);
                     }
                     return Mono.error(failure);
                 });
@@ -168,13 +182,39 @@ public final class TollgateClient implements AutoCloseable {
     private record Answer(int status, RateLimitHeaders headers, byte[] body) {
     }
 
-    private Mono<Answer> send(URI pod, byte[] body) {
+    /**
+     * Where one check stands when its deadline passes: the pod being tried, and whether its answer had begun (a pod
+     * that sends its head late is slow, not gone). Written on the event loop, read on the deadline's timer thread.
+     */
+    private static final class Progress {
+
+        private volatile URI pod;
+        private volatile boolean answering;
+
+        Progress(URI first) {
+            this.pod = first;
+        }
+
+        void trying(URI next) {
+            answering = false;
+            pod = next;
+        }
+
+        void answering() {
+            answering = true;
+        }
+    }
+
+    private Mono<Answer> send(URI pod, byte[] body, Progress progress) {
         return http.post()
                 .uri(pod.resolve(CHECK_PATH))
                 .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
-                .responseSingle((response, content) -> content.asByteArray()
-                        .defaultIfEmpty(NO_BODY)
-                        .map(bytes -> new Answer(response.status().code(), headers(response.responseHeaders()), bytes)));
+                .responseSingle((response, content) -> {
+                    progress.answering();
+                    return content.asByteArray()
+                            .defaultIfEmpty(NO_BODY)
+                            .map(bytes -> new Answer(response.status().code(), headers(response.responseHeaders()), bytes));
+                });
     }
 
     private static RateLimitHeaders headers(HttpHeaders headers) {
@@ -253,7 +293,8 @@ public final class TollgateClient implements AutoCloseable {
         private Duration deadline = ClientSettings.DEFAULTS.deadline();
         private FailMode failMode = ClientSettings.DEFAULTS.failMode();
         private int maxConnectionsPerPod = ClientSettings.DEFAULTS.maxConnectionsPerPod();
-        private Duration connectTimeout = ClientSettings.DEFAULTS.connectTimeout();
+        /** Null unless set: ClientSettings derives it from the deadline, whatever order the two are set in. */
+        private Duration connectTimeout;
         private Duration idleTimeout = ClientSettings.DEFAULTS.idleTimeout();
         private Duration podDownFor = ClientSettings.DEFAULTS.podDownFor();
         private int eventLoopThreads = ClientSettings.DEFAULTS.eventLoopThreads();
@@ -293,6 +334,7 @@ public final class TollgateClient implements AutoCloseable {
             return this;
         }
 
+        /** At most the deadline; unset or null, half the deadline and at most 500 ms (see {@link ClientSettings}). */
         public Builder connectTimeout(Duration value) {
             this.connectTimeout = value;
             return this;

@@ -2,6 +2,7 @@ package dev.tollgate.client;
 
 import dev.tollgate.client.affinity.DnsPodSource;
 import dev.tollgate.client.affinity.Rendezvous;
+import dev.tollgate.client.testing.BlackHole;
 import dev.tollgate.client.testing.CheckPod;
 import dev.tollgate.client.testing.LoopbackDns;
 import dev.tollgate.client.testing.SilentServer;
@@ -300,6 +301,77 @@ class ClientIT {
             assertThat(after.subList(1, after.size())).extracting(CheckResult::pod).containsOnly(next);
         } finally {
             third.close();
+        }
+    }
+
+    @Test
+    void aPodThatAcceptsButNeverAnswersLosesItsKeysAtItsFirstDeadline() throws Exception {
+        try (SilentServer silent = new SilentServer()) {
+            KeysOverABadPod outcome = checkDistinctKeys(silent.base(), Duration.ofSeconds(1));
+            // the first of its keys sent its check and can only wait; every later one must go to the live pod
+            assertThat(outcome.deadlines()).as("checks answered by the fail mode at the deadline").isBetween(1, 2);
+            assertThat(outcome.badKeysAnsweredByLivePod()).isGreaterThanOrEqualTo(outcome.badKeys() - 2);
+        }
+    }
+
+    @Test
+    void aPodThatDropsConnectsLosesItsKeysWithinTheirOwnDeadline() throws Exception {
+        // below the old fixed 500 ms connect timeout: a connect that slow could never fail in time
+        try (BlackHole dead = new BlackHole()) {
+            KeysOverABadPod outcome = checkDistinctKeys(dead.base(), Duration.ofMillis(400));
+            // nothing was sent to the dead pod, so even its first key's check may move on to the live pod in time
+            assertThat(outcome.deadlines()).as("checks answered by the fail mode at the deadline").isLessThanOrEqualTo(1);
+            assertThat(outcome.badKeysAnsweredByLivePod()).isGreaterThanOrEqualTo(outcome.badKeys() - 1);
+        }
+    }
+
+    /** Of 200 keys checked once each, in turn: those whose first pod was the bad one, and how their checks ended. */
+    record KeysOverABadPod(int badKeys, int badKeysAnsweredByLivePod, int deadlines) {
+    }
+
+    /**
+     * One check for each of 200 distinct keys over podA and a pod that never answers, one after the other, so that
+     * "after the bad pod's first deadline" is a count, not a time. The bad pod stays down for the whole run: what is
+     * measured is how its keys fare once it has failed once, not when it is tried again.
+     */
+    static KeysOverABadPod checkDistinctKeys(URI bad, Duration deadline) {
+        List<URI> pods = List.of(podA.base(), bad);
+        Rendezvous ring = Rendezvous.of(pods.stream().map(uri -> uri.getHost() + ":" + uri.getPort()).toList());
+        String run = UUID.randomUUID().toString();
+        try (TollgateClient two = TollgateClient.builder().pods(pods).deadline(deadline).podDownFor(Duration.ofMinutes(10)).build()) {
+            String warm = null;
+            for (int i = 0; warm == null; i++) {
+                if (ring.first("acct_warm_" + run + i) == 0) {
+                    warm = "acct_warm_" + run + i;
+                }
+            }
+            assertThat(two.check(roomy(warm), Duration.ofSeconds(30)).block().pod()).isEqualTo(podA.base());
+
+            int badKeys = 0;
+            int badKeysAnsweredByLivePod = 0;
+            int deadlines = 0;
+            for (int k = 0; k < 200; k++) {
+                String key = "acct_" + run + "_" + k;
+                CheckResult result = two.checkBlocking(roomy(key));
+                boolean badFirst = ring.first(key) == 1;
+                if (badFirst) {
+                    badKeys++;
+                }
+                if (result.fallback() == null) {
+                    assertThat(result.pod()).as("key %s answered", key).isEqualTo(podA.base());
+                    if (badFirst) {
+                        badKeysAnsweredByLivePod++;
+                    }
+                } else if (result.fallback().reason() == ClientFallback.Reason.DEADLINE) {
+                    deadlines++;
+                }
+            }
+            System.out.printf("200 keys over %s and a bad pod %s (deadline %d ms, connect timeout %d ms): %d keys went to the bad pod first,"
+                            + " %d of them answered by the live pod, %d fallbacks at the deadline%n", podA.base(), bad, deadline.toMillis(),
+                    two.settings().connectTimeout().toMillis(), badKeys, badKeysAnsweredByLivePod, deadlines);
+            // about half; far fewer would mean the bad pod was not really in the keys' way
+            assertThat(badKeys).isGreaterThan(50);
+            return new KeysOverABadPod(badKeys, badKeysAnsweredByLivePod, deadlines);
         }
     }
 

@@ -55,7 +55,7 @@ public final class PodPicker {
         return live;
     }
 
-    /** The pod refused or lost a check: later checks go to the next pod of their keys for a while. */
+    /** The pod refused, lost or left unanswered a check: later checks go to the next pod of their keys for a while. */
     public void failed(URI pod) {
         downUntil.put(pod, nanoTime.getAsLong() + downForNanos);
     }
