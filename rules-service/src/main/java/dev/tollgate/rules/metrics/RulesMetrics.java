@@ -22,6 +22,8 @@ public class RulesMetrics {
     public static final String WATCH_POLL_FAILURES = "tollgate.rules.watch.poll.failures";
     public static final String WATCH_ANSWER_BYTES = "tollgate.rules.watch.answer.bytes";
     public static final String WATCH_ANSWERS_OVER_CAP = "tollgate.rules.watch.answers.over.cap";
+    public static final String WATCH_ANSWERS_BUILT = "tollgate.rules.watch.answers.built";
+    public static final String WATCH_ANSWERS_HELD = "tollgate.rules.watch.answers.held";
     public static final String USAGE_READS = "tollgate.rules.usage.reads";
 
     private final MeterRegistry registry;
@@ -63,6 +65,20 @@ public class RulesMetrics {
     public void watchAnswerOverCap(String kind) {
         Counter.builder(WATCH_ANSWERS_OVER_CAP).description("Watch answers past tollgate.watch.max-answer-size, by kind")
                 .tag("kind", kind).register(registry).increment();
+    }
+
+    /**
+     * One watch answer read from the store and written, by kind: every other answer sent was shared, so
+     * this against {@link #WATCH_ANSWER_BYTES}' count says how well the pods' questions are shared.
+     */
+    public void watchAnswerBuilt(String kind) {
+        Counter.builder(WATCH_ANSWERS_BUILT).description("Watch answers read from the store and written as JSON, by kind")
+                .tag("kind", kind).register(registry).increment();
+    }
+
+    /** The watch answers kept for the pods that ask them next; bounded, whatever the pods ask. */
+    public void watchAnswersHeld(Supplier<Number> held) {
+        Gauge.builder(WATCH_ANSWERS_HELD, held).description("Watch answers held for sharing").register(registry);
     }
 
     /** One usage read of the counter store, by outcome (ok, unavailable). */

@@ -11,8 +11,12 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.ByteArrayOutputStream;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -23,10 +27,20 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Three questions: an older pod (no region) gets the bare snapshot of every region, as before the
  * delta feed; a pod naming its region gets {@link RuleChanges}, the delta since its revision or, when it
- * holds none or one the feed no longer reaches, the region's snapshot.
+ * holds none or one the feed has no delta from (older than the feed keeps, or ahead of the store), the
+ * region's snapshot. Every {@code since} without a delta is the region's snapshot question, built and held
+ * once; and the answers held are bounded, so no {@code since} or region a caller chooses grows them.
  */
 @Component
 class FeedAnswers {
+
+    /**
+     * The answers held at once. Real pods ask few questions at a revision: per region its snapshot and the
+     * deltas from the one or two revisions its pods hold, and the older pods' snapshot, so this covers a
+     * handful of regions. Past it the question asked least recently goes, which costs a rebuild if it is
+     * asked again, never a wrong answer; each answer may be up to tollgate.watch.max-answer-size.
+     */
+    private static final int HELD = 16;
 
     /** @param since null for a snapshot; {@code region} null for an older pod's bare snapshot */
     record Question(Long since, String region) {
@@ -59,8 +73,15 @@ class FeedAnswers {
     private final Clock clock;
     private final long maxBytes;
     private final RulesMetrics metrics;
-    private final Map<Question, Answer> answers = new ConcurrentHashMap<>();
-    private final Map<Question, Object> building = new ConcurrentHashMap<>();
+    /** In access order, guarded by itself: a lookup moves its question to the back, so the eldest is the least asked. */
+    private final Map<Question, Answer> answers = new LinkedHashMap<>(HELD * 2, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Question, Answer> eldest) {
+            return size() > HELD;
+        }
+    };
+    /** The builds under way, one per question, each gone when done: bounded by the requests in flight. */
+    private final Map<Question, CompletableFuture<Answer>> building = new ConcurrentHashMap<>();
 
     FeedAnswers(SnapshotReader reader, JsonMapper json, Clock clock, WatchProperties properties, RulesMetrics metrics) {
         this.reader = reader;
@@ -68,50 +89,111 @@ class FeedAnswers {
         this.clock = clock;
         this.maxBytes = properties.maxAnswerSize().toBytes();
         this.metrics = metrics;
+        metrics.watchAnswersHeld(this::heldCount);
     }
 
     /** The answer to {@code question} at {@code revision} or later: built at most once by all who ask at once. */
     Answer answer(Question question, long revision) {
-        Answer answer = answers.get(question);
-        if (answer != null && answer.servesAt(revision, clock.instant())) {
-            return answer;
-        }
-        synchronized (building.computeIfAbsent(question, q -> new Object())) {
-            answer = answers.get(question);
-            if (answer == null || !answer.servesAt(revision, clock.instant())) {
-                answer = build(question);
-                answers.put(question, answer);
+        while (true) {
+            Answer held = held(question, revision);
+            if (held != null) {
+                return held;
             }
-            return answer;
+            CompletableFuture<Answer> mine = new CompletableFuture<>();
+            CompletableFuture<Answer> theirs = building.putIfAbsent(question, mine);
+            if (theirs == null) {
+                return buildAs(mine, question, revision);
+            }
+            Answer shared = joined(theirs);
+            if (shared.servesAt(revision, clock.instant())) {
+                return shared;
+            }
+            // that build began before the revision this caller has seen: build (or join) again
         }
     }
 
     /** Drops the answers older than {@code revision}: nobody is sent one again. */
     void forgetBefore(long revision) {
-        answers.values().removeIf(answer -> answer.revision() < revision);
-        building.keySet().retainAll(answers.keySet());
+        synchronized (answers) {
+            answers.values().removeIf(answer -> answer.revision() < revision);
+        }
     }
 
-    private Answer build(Question question) {
+    private Answer held(Question question, long revision) {
+        Answer answer;
+        synchronized (answers) {
+            answer = answers.get(question);
+        }
+        return answer != null && answer.servesAt(revision, clock.instant()) ? answer : null;
+    }
+
+    private Answer hold(Question question, Answer answer) {
+        synchronized (answers) {
+            answers.put(question, answer);
+        }
+        return answer;
+    }
+
+    private int heldCount() {
+        synchronized (answers) {
+            return answers.size();
+        }
+    }
+
+    private Answer buildAs(CompletableFuture<Answer> mine, Question question, long revision) {
+        try {
+            // a build of the same question may have finished between the lookup and taking its place
+            Answer answer = held(question, revision);
+            if (answer == null) {
+                answer = build(question, revision);
+            }
+            mine.complete(answer);
+            return answer;
+        } catch (Throwable e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            building.remove(question, mine);
+        }
+    }
+
+    /** The build's answer, or its failure: those who asked at the same moment share that too, not retry it one by one. */
+    private static Answer joined(CompletableFuture<Answer> build) {
+        try {
+            return build.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    private Answer build(Question question, long revision) {
         Instant now = clock.instant();
         if (question.region() == null) {
             RuleSnapshot snapshot = reader.read(null).activeAt(now);
-            return written(snapshot.revision(), "legacy", snapshot, staleAt(snapshot.overrides(), now), "the snapshot of every region");
+            return hold(question, written(snapshot.revision(), "legacy", snapshot, staleAt(snapshot.overrides(), now),
+                    "the snapshot of every region"));
         }
         if (question.since() == null) {
-            return snapshot(question.region(), reader.read(question.region()), now);
+            return hold(question, snapshot(question.region(), reader.read(question.region()), now));
         }
-        RuleChanges changes = reader.readSince(question.since(), question.region());
-        if (changes.replacesAll()) {
-            return snapshot(question.region(), changes.toSnapshot(), now);
+        Question snapshotQuestion = Question.of(null, question.region());
+        Optional<RuleChanges> read = reader.readSince(question.since(), question.region());
+        if (read.isEmpty()) {
+            // not held under this question: each since a caller chooses would otherwise keep its own copy
+            return answer(snapshotQuestion, revision);
         }
+        RuleChanges changes = read.get();
         Answer delta = written(changes.revision(), "delta", changes, null, "the delta");
         if (delta.refusal() == null) {
-            return delta;
+            return hold(question, delta);
         }
         metrics.watchAnswerOverCap("delta");
-        // past the cap a snapshot of the region is hardly larger, and the pod needs one or the other
-        return answer(new Question(null, question.region()), changes.revision());
+        // past the cap a snapshot of the region is hardly larger, and the pod needs one or the other; held under
+        // this question as well (the same bytes), so that its next asker does not read the delta again
+        return hold(question, answer(snapshotQuestion, changes.revision()));
     }
 
     private Answer snapshot(String region, RuleSnapshot read, Instant now) {
@@ -121,6 +203,7 @@ class FeedAnswers {
     }
 
     private Answer written(long revision, String kind, Object value, Instant staleAt, String what) {
+        metrics.watchAnswerBuilt(kind);
         Capped out = new Capped(maxBytes);
         try {
             json.writeValue(out, value);

@@ -14,6 +14,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Clock;
+import java.util.Optional;
 
 /**
  * Reads a snapshot, or the changes since a revision, in one REPEATABLE READ transaction: the revision
@@ -54,18 +55,19 @@ class SnapshotReader {
     }
 
     /**
-     * The changes after {@code since} in {@code region}; a snapshot of the region instead when the feed
-     * no longer holds what went after {@code since}, or {@code since} is ahead of the store (restored
-     * from an older copy, so the pod must follow it back).
+     * The changes after {@code since} in {@code region}; empty when there is no delta from {@code since}:
+     * the feed no longer holds what went after it, or it is ahead of the store (restored from an older
+     * copy, so the pod must follow it back). The pod is then sent the region's snapshot, which is the
+     * same for every such {@code since}, so it is not read here: the caller shares one.
      */
-    RuleChanges readSince(long since, String region) {
+    Optional<RuleChanges> readSince(long since, String region) {
         return transaction.execute(tx -> {
             long revision = changes.revision();
             if (since < tombstones.oldestRevision() || since > revision) {
-                return RuleChanges.snapshot(snapshot(revision, region), region);
+                return Optional.empty();
             }
-            return RuleChanges.delta(since, revision, region, rules.changedSince(since), overrides.changedSince(since),
-                    budgets.changedSince(region, since), descriptors.changedSince(since), tombstones.goneSince(since, region));
+            return Optional.of(RuleChanges.delta(since, revision, region, rules.changedSince(since), overrides.changedSince(since),
+                    budgets.changedSince(region, since), descriptors.changedSince(since), tombstones.goneSince(since, region)));
         });
     }
 
