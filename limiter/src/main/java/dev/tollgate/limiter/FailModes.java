@@ -31,7 +31,7 @@ final class FailModes {
         this.metrics = metrics;
     }
 
-    GroupAnswer answer(KeyGroup group, String shard, StoreException error) {
+    GroupAnswer answer(KeyGroup group, StoreException error) {
         if (!group.shadow() && failsClosed(group)) {
             for (int i = 0; i < group.size(); i++) {
                 Rule rule = group.rule(i);
@@ -41,7 +41,7 @@ final class FailModes {
             }
             return GroupAnswer.failedClosed(error);
         }
-        FallbackBuckets.Answer answer = fallback.spend(shard, group.key(), group.spends(), livePods.getAsInt());
+        FallbackBuckets.Answer answer = fallback.spend(group.key(), group.spends(), livePods.getAsInt());
         for (int i = 0; i < group.size(); i++) {
             metrics.failedOpen(group.rule(i).id());
         }

@@ -96,9 +96,8 @@ public final class Limiter {
         this.usage = builder.usage;
         this.validator = new CheckRequestValidator(builder.settings.maxEntries());
         this.deadlineNanos = builder.settings.deadline().toNanos();
-        FallbackBuckets fallback = new FallbackBuckets(builder.nanoTime);
-        this.breakers = new ShardBreakers(builder.settings.breaker(), builder.clock, builder.metrics.registry(), fallback::drop);
-        this.failModes = new FailModes(fallback, builder.livePods, builder.metrics);
+        this.breakers = new ShardBreakers(builder.settings.breaker(), builder.clock, builder.metrics.registry());
+        this.failModes = new FailModes(new FallbackBuckets(builder.nanoTime), builder.livePods, builder.metrics);
         this.local = new LocalAnswers(builder.settings.optimizations(), builder.nanoTime, builder.metrics);
         this.livePods = builder.livePods;
     }
@@ -265,29 +264,24 @@ public final class Limiter {
      * first of the store's outcome and the deadline, turned into a verdict exactly once.
      */
     private CompletableFuture<GroupAnswer> ask(KeyGroup group, long deadline) {
-        String shard;
+        long left = deadline - nanoTime.getAsLong();
+        if (left <= 0) {
+            // a waiter released after its deadline (its lease call answered late): it gets the fail mode whatever
+            // the store says now, so a spend made for it would only be lost (review L4)
+            return CompletableFuture.completedFuture(fallBack(group, StoreOutcome.PAST_DEADLINE));
+        }
         CircuitBreaker breaker;
         try {
-            shard = store.shardOf(RedisKeys.hashTag(group.key()));
-            breaker = breakers.forShard(shard);
+            breaker = breakers.forShard(store.shardOf(RedisKeys.hashTag(group.key())));
         } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(failModes.answer(group, "unknown", asStoreException(e)));
+            return CompletableFuture.completedFuture(failModes.answer(group, asStoreException(e)));
         }
         if (!breaker.tryAcquirePermission()) {
             // the shard is clearly gone: answer from the fail mode at once instead of paying its timeout
-            return CompletableFuture.completedFuture(fallBack(group, shard, BREAKER_OPEN));
+            return CompletableFuture.completedFuture(fallBack(group, BREAKER_OPEN));
         }
-        long left = deadline - nanoTime.getAsLong();
-        // a copy: completing it at the deadline must not complete the call's own future, or the call's
-        // bookkeeping (a late lease grant, the breaker) would never run
-        return storeCall(group, breaker).copy()
-                .completeOnTimeout(StoreOutcome.PAST_DEADLINE, Math.max(0, left), TimeUnit.NANOSECONDS)
-                .thenApply(outcome -> {
-                    if (outcome == StoreOutcome.PAST_DEADLINE && !priming(group)) {
-                        metrics.deadlineExceeded();
-                    }
-                    return outcome.failed() ? fallBack(group, shard, outcome.error()) : fromStore(group, outcome.spent());
-                });
+        return Deadlines.within(storeCall(group, breaker), left, StoreOutcome.PAST_DEADLINE)
+                .thenApply(outcome -> outcome.failed() ? fallBack(group, outcome) : fromStore(group, outcome.spent()));
     }
 
     /** What one script call came to, as a value: the reply, or the store's failure. */
@@ -338,12 +332,20 @@ public final class Limiter {
         });
     }
 
-    private GroupAnswer fallBack(KeyGroup group, String shard, StoreException error) {
+    /** A failed store call's answer; one past its deadline is counted as such. */
+    private GroupAnswer fallBack(KeyGroup group, StoreOutcome failed) {
+        if (failed == StoreOutcome.PAST_DEADLINE && !priming(group)) {
+            metrics.deadlineExceeded();
+        }
+        return fallBack(group, failed.error());
+    }
+
+    private GroupAnswer fallBack(KeyGroup group, StoreException error) {
         if (priming(group)) {
             // prepare()'s own check: no client to answer, no fail mode to count
             return GroupAnswer.failedClosed(error);
         }
-        GroupAnswer answer = failModes.answer(group, shard, error);
+        GroupAnswer answer = failModes.answer(group, error);
         if (!answer.admitted()) {
             local.refund(group);
             return answer;

@@ -281,6 +281,106 @@ class LimiterTest {
         assertThat(store.callCount()).isEqualTo(2);
     }
 
+    @Test
+    void aFlappingShardGrantsItsFallbackAllowanceOncePerWindowNotOncePerFlap() throws Exception {
+        // review M4: every breaker close used to restart the key's fallback bucket full, so each flap of a
+        // shard handed out another day's quota
+        Rule daily = Rule.fixedWindow("free-daily", "api", 100, 86_400).withMatch(PLAN);
+        int pods = 2;
+        Limiter limiter = Limiter.builder(new StaticRuleBook(List.of(daily)), store)
+                .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, Optimizations.NONE, DEADLINE))
+                .metrics(new LimiterMetrics(registry))
+                .clock(clock)
+                .nanoTime(clock::nanos)
+                .livePods(() -> pods)
+                .build();
+        long started = clock.nanos();
+        int fallbackAdmitted = 0;
+        for (int flap = 0; flap < 10; flap++) {
+            // three timeouts open the breaker, then checks answer from fallback for a second
+            store.then(failure(TIMEOUT)).then(failure(TIMEOUT)).then(failure(TIMEOUT));
+            for (int i = 0; i < 150; i++) {
+                EntryResult result = check(limiter, "api", "free-daily", "acct").entries().get(0);
+                if (result.verdict() == Verdict.ALLOW && "fail_open".equals(result.fallback())) {
+                    fallbackAdmitted++;
+                }
+            }
+            // the probe replies and the breaker closes
+            clock.advance(Duration.ofMillis(1_100));
+            store.then(reply(1L, 0L, 0L, 50L, 3_600_000L));
+            assertThat(check(limiter, "api", "free-daily", "acct").entries().get(0).fallback()).as("flap %d closed", flap).isNull();
+        }
+        assertThat(store.callCount()).as("3 timeouts and a probe per flap").isEqualTo(40);
+        // one pod's bucket: 100 ÷ 2 pods × 2 at once, refilling at that per day
+        double bucket = 100.0 * 2 / pods;
+        double refilled = bucket * (clock.nanos() - started) / 86_400e9;
+        assertThat(fallbackAdmitted).as("one bucket for the whole flapping, not one per flap")
+                .isLessThanOrEqualTo((int) Math.ceil(bucket + refilled));
+    }
+
+    @Test
+    void aWaiterReleasedAfterItsDeadlineAnswersWithoutSpendingInTheStore() throws Exception {
+        // review L4: its answer would come from the fail mode anyway, so a spend made for it would be lost
+        Limiter limiter = Limiter.builder(new StaticRuleBook(List.of(enterprise)), store)
+                .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, new Optimizations(false, true, false, 50, Duration.ofSeconds(1)),
+                        Duration.ofSeconds(10)))
+                .metrics(new LimiterMetrics(registry))
+                .clock(clock)
+                .nanoTime(clock::nanos)
+                .livePods(() -> 3)
+                .build();
+        store.otherwise(call -> new CompletableFuture<>());
+        CompletableFuture<CheckResponse> leaseCall = limiter.check(request("api", entry("enterprise", "acct")));
+        CompletableFuture<CheckResponse> waiter = limiter.check(request("api", entry("enterprise", "acct")));
+        assertThat(store.callCount()).as("the second check waits for the first one's lease call").isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(10).plusMillis(1));
+        // the lease call comes back past both deadlines, with no lease for the waiter
+        store.silent.get(0).complete(List.of(1L, 0L, 0L, 1_999L, 1L));
+
+        assertThat(leaseCall.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0).fallback()).isNull();
+        EntryResult waited = waiter.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0);
+        assertThat(waited.fallback()).isEqualTo("fail_open");
+        assertThat(store.callCount()).as("no store call for a check past its deadline").isEqualTo(1);
+        assertThat(registry.get(LimiterMetrics.DEADLINE_EXCEEDED).counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void whatFollowsADeadlineRunsOffTheJdksOneDelayerThread() throws Exception {
+        // review S3: the fail mode, the response and (in check-service) its JSON and write ran on the thread
+        // that fires every CompletableFuture timeout in the JVM
+        List<String> answeredOn = Collections.synchronizedList(new ArrayList<>());
+        Limiter limiter = Limiter.builder(new StaticRuleBook(List.of(enterprise)), store)
+                .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, Optimizations.NONE, DEADLINE))
+                .metrics(new LimiterMetrics(registry))
+                .usage((rule, key, cost) -> answeredOn.add(Thread.currentThread().getName()))
+                .build();
+        CheckResponse response = check(limiter, "api", "enterprise", "acct");
+        assertThat(response.entries().get(0).fallback()).isEqualTo("fail_open");
+        assertThat(registry.get(LimiterMetrics.DEADLINE_EXCEEDED).counter().count()).isEqualTo(1);
+        assertThat(answeredOn).hasSize(1);
+        assertThat(answeredOn.get(0)).isNotEqualTo("CompletableFutureDelayScheduler").startsWith("tollgate-deadline");
+    }
+
+    @Test
+    void aStoreAnswerInTimeIsTurnedIntoTheResponseOnTheThreadThatBroughtIt() throws Exception {
+        // no hop on the normal path: the deadline's executor is used only when the deadline fires
+        List<String> answeredOn = Collections.synchronizedList(new ArrayList<>());
+        Limiter limiter = Limiter.builder(new StaticRuleBook(List.of(enterprise)), store)
+                .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, Optimizations.NONE, Duration.ofSeconds(10)))
+                .metrics(new LimiterMetrics(registry))
+                .usage((rule, key, cost) -> answeredOn.add(Thread.currentThread().getName()))
+                .build();
+        CompletableFuture<List<Long>> storeReply = new CompletableFuture<>();
+        store.then(call -> storeReply);
+        CompletableFuture<CheckResponse> checked = limiter.check(request("api", entry("enterprise", "acct")));
+        Thread io = new Thread(() -> storeReply.complete(List.of(1L, 0L, 0L, 1_999L, 1L)), "store-io");
+        io.start();
+        io.join(WATCHDOG_MS);
+        assertThat(checked.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0).fallback()).isNull();
+        assertThat(answeredOn).containsExactly("store-io");
+    }
+
     private Limiter limiter(Optimizations optimizations) {
         return limiter(new StaticRuleBook(List.of(enterprise, free, bulk, loginBucket, loginLog)), optimizations);
     }

@@ -18,6 +18,7 @@ import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.store.StoreException;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -25,6 +26,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
@@ -57,6 +59,9 @@ class ShardFailureIT {
     private static final Match LOGIN = new Match(null, "/login");
     /** Generous for a shared 2-core machine; the production default is 5 ms. */
     private static final Duration TIMEOUT = Duration.ofMillis(100);
+    /** The design's store timeout, and the deadline check-service derives from it (five of them). */
+    private static final Duration PRODUCTION_TIMEOUT = Duration.ofMillis(5);
+    private static final Duration PRODUCTION_DEADLINE = PRODUCTION_TIMEOUT.multipliedBy(5);
     private static final int PODS = 50;
 
     private final Rule api = Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(ENTERPRISE);
@@ -178,6 +183,62 @@ class ShardFailureIT {
     }
 
     @Test
+    void atProductionTimeoutsAFrozenPrimaryOpensItsBreakerAfterThreeStoreTimeoutsNotAfterDeadlines() throws Exception {
+        // review H3: Lettuce's default timer ticks every 100 ms, so a 5 ms command timeout fired at 5-105 ms; the
+        // 25 ms deadline answered first and the breaker learnt ~100 ms late, after every check in between paid it
+        try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
+             RedisCounterStore store = RedisCounterStore.connect(RedisStoreSettings.of(cluster.seedUris()).withCommandTimeout(PRODUCTION_TIMEOUT))) {
+            LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+            Limiter limiter = limiter(store, metrics, LimiterSettings.DEFAULTS.withDeadline(PRODUCTION_DEADLINE));
+            limiter.prepare();
+            Node victim = cluster.primaries().get(0);
+            String onVictim = keyOn(cluster, victim);
+            CircuitBreaker breaker = limiter.breakers().forShard(store.shardOf(RedisKeys.hashTag(onVictim)));
+            // the breaker's window must hold replies only: a cold call that timed out would count towards opening it
+            int answeredInARow = 0;
+            for (int i = 0; i < 200 && answeredInARow < 3; i++) {
+                answeredInARow = checkApi(limiter, onVictim).entries().get(0).fallback() == null ? answeredInARow + 1 : 0;
+            }
+            assertThat(answeredInARow).as("the shard answers within 5 ms before it is frozen").isEqualTo(3);
+            assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+            long timeoutsBefore = storeCalls(metrics, "timeout");
+            long callsBefore = storeCalls(metrics, null);
+            double deadlinesBefore = metrics.registry().get(LimiterMetrics.DEADLINE_EXCEEDED).counter().count();
+            long refusedBefore = breaker.getMetrics().getNumberOfNotPermittedCalls();
+
+            int checks = 20;
+            victim.freeze();
+            try {
+                for (int i = 0; i < checks; i++) {
+                    assertThat(checkApi(limiter, onVictim).entries().get(0).fallback()).isEqualTo("fail_open");
+                }
+                // every call sent has its outcome by then, even at Lettuce's 100 ms tick
+                Thread.sleep(500);
+                long timeouts = storeCalls(metrics, "timeout") - timeoutsBefore;
+                long calls = storeCalls(metrics, null) - callsBefore;
+                long deadlines = (long) (metrics.registry().get(LimiterMetrics.DEADLINE_EXCEEDED).counter().count() - deadlinesBefore);
+                long refused = breaker.getMetrics().getNumberOfNotPermittedCalls() - refusedBefore;
+                System.out.printf("frozen primary at a 5 ms timeout and a 25 ms deadline: %d store calls (%d timed out), %d deadlines, %d checks refused by the breaker%n",
+                        calls, timeouts, deadlines, refused);
+
+                // A check's deadline fires only when the store's timeout has not come 20 ms after it was due: the
+                // timer thread would have to be stalled that long, which a loaded 2-core machine can do to one
+                // check, not to most. At Lettuce's 100 ms tick all but perhaps the first are answered by it.
+                assertThat(deadlines).as("checks answered by the engine's deadline, not the store's timeout").isLessThanOrEqualTo(1);
+                // each check that waited for the deadline let one more check reach the shard before the breaker knew
+                assertThat(timeouts).as("store timeouts before the breaker opened").isBetween(3L, 3L + deadlines);
+                assertThat(calls).as("every call to the frozen shard was a timeout").isEqualTo(timeouts);
+                assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+                assertThat(refused).as("the rest answered from fallback at once, breaker open").isEqualTo(checks - calls);
+                assertThatThrownBy(() -> checkLogin(limiter, onVictim))
+                        .satisfies(e -> assertThat(((StoreException) unwrap(e)).reason()).isEqualTo("breaker_open"));
+            } finally {
+                victim.unfreeze();
+            }
+        }
+    }
+
+    @Test
     void aTimeoutOnALoginRuleIsAStoreTimeout() throws Exception {
         try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
              RedisCounterStore store = connect(cluster, null)) {
@@ -291,7 +352,12 @@ class ShardFailureIT {
     }
 
     private Limiter limiter(RedisCounterStore store, LimiterMetrics metrics) {
+        return limiter(store, metrics, LimiterSettings.DEFAULTS);
+    }
+
+    private Limiter limiter(RedisCounterStore store, LimiterMetrics metrics, LimiterSettings settings) {
         return Limiter.builder(new StaticRuleBook(List.of(api, login.withFailMode(dev.tollgate.common.rule.FailMode.CLOSED), ledger)), store)
+                .settings(settings)
                 .metrics(metrics)
                 .livePods(() -> PODS)
                 .build();
@@ -304,6 +370,12 @@ class ShardFailureIT {
                 return key;
             }
         }
+    }
+
+    /** Script calls counted so far with that outcome, or with any when {@code outcome} is null. */
+    private static long storeCalls(LimiterMetrics metrics, String outcome) {
+        var calls = metrics.registry().find(LimiterMetrics.STORE_CALLS);
+        return (outcome == null ? calls : calls.tag("outcome", outcome)).timers().stream().mapToLong(Timer::count).sum();
     }
 
     private static CheckResponse checkApi(Limiter limiter, String key) {

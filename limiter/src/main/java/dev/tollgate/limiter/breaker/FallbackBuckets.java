@@ -2,15 +2,12 @@ package dev.tollgate.limiter.breaker;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Ticker;
+import com.github.benmanes.caffeine.cache.Expiry;
 import dev.tollgate.store.script.Spend;
 import dev.tollgate.limiter.local.LocalBucket;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,24 +16,37 @@ import java.util.function.LongSupplier;
  * gone. Buckets are kept per limit and key, not per shard: during a failover a key moves to a new
  * primary (a new shard, a new breaker), and a fresh full bucket there would let through a second burst.
  *
- * <p>When the breaker of the shard a bucket was last used for closes, the bucket is stale: the next
- * outage starts from a full bucket sized by the pod count of that moment. Closing a breaker only moves
- * the shard's generation on (it runs inside the breaker's state transition, on a request thread, so it
- * must not walk the map); a stale bucket is replaced when next touched. The map is a size-bounded LRU
- * with idle expiry: a long outage over millions of keys evicts the coldest keys, never every key at
- * once (which would hand every key at its limit a fresh burst), and buckets of a shard that never comes
- * back (its slots moved) leave after {@link #IDLE}.
+ * <p>A bucket outlives the outage it was made in, so the bound holds for all the outages of its window
+ * together: a shard that flaps (three timeouts, a second on fallback, a probe that replies, again) used to
+ * get a full bucket at every close, for a daily quota a day's allowance per flap (review M4). A bucket is
+ * forgotten only once it would be full again anyway, a drained bucket's refill time after its last use.
+ * When the pod count or the key's share it was sized for changes, it is resized, as full in proportion.
+ * The map is a size-bounded LRU besides: a long outage over millions of keys evicts the coldest keys,
+ * never every key at once (which would hand every key at its limit a fresh burst).
  */
 public final class FallbackBuckets {
 
     static final int MAX_KEYS = 200_000;
-    static final Duration IDLE = Duration.ofMinutes(2);
 
-    private record Entry(String shard, long generation, LocalBucket bucket) {
+    /** A bucket with the pod share it was sized for. */
+    private record Entry(Size size, LocalBucket bucket) {
+    }
+
+    /** One pod's share of a limit's rate and burst. */
+    private record Size(double tokensPerSecond, double capacity) {
+
+        static Size of(Spend spend, int pods) {
+            double scale = 2.0 / Math.max(1, pods);
+            return new Size(spend.tokensPerSecond() * scale, spend.capacity() * scale);
+        }
+
+        /** Always room for one request of this cost, or a costly request could never pass. */
+        double capacityFor(int cost) {
+            return Math.max(cost, capacity);
+        }
     }
 
     private final Cache<String, Entry> buckets;
-    private final Map<String, AtomicLong> generations = new ConcurrentHashMap<>();
     private final LongSupplier nanoTime;
 
     public FallbackBuckets(LongSupplier nanoTime) {
@@ -47,7 +57,7 @@ public final class FallbackBuckets {
         this.nanoTime = nanoTime;
         this.buckets = Caffeine.newBuilder()
                 .maximumSize(maxKeys)
-                .expireAfterAccess(IDLE)
+                .expireAfter(Expiry.<String, Entry>accessing((id, entry) -> Duration.ofNanos(entry.bucket().nanosToFill())))
                 .ticker(nanoTime::getAsLong)
                 .executor(Runnable::run)
                 .build();
@@ -58,18 +68,21 @@ public final class FallbackBuckets {
     }
 
     /** Spends every spend's cost from its fallback bucket, all or nothing. */
-    public Answer spend(String shard, String key, List<Spend> spends, int pods) {
+    public Answer spend(String key, List<Spend> spends, int pods) {
         long now = nanoTime.getAsLong();
-        long generation = generation(shard).get();
         LocalBucket[] taken = new LocalBucket[spends.size()];
         long[] remaining = new long[spends.size()];
         for (int i = 0; i < spends.size(); i++) {
             Spend spend = spends.get(i);
-            LocalBucket bucket = buckets.asMap().compute(spend.rule().id() + '\u0000' + key, (id, entry) -> {
-                if (entry == null || entry.generation() != generation(entry.shard()).get()) {
-                    return new Entry(shard, generation, newBucket(spend, pods, now));
+            Size size = Size.of(spend, pods);
+            LocalBucket bucket = buckets.asMap().compute(id(spend, key), (id, entry) -> {
+                if (entry == null) {
+                    return new Entry(size, new LocalBucket(size.tokensPerSecond(), size.capacityFor(spend.cost()), now));
                 }
-                return entry.shard().equals(shard) ? entry : new Entry(shard, generation, entry.bucket());
+                if (entry.size().equals(size)) {
+                    return entry;
+                }
+                return new Entry(size, entry.bucket().resized(size.tokensPerSecond(), size.capacityFor(spend.cost()), now));
             }).bucket();
             if (!bucket.tryConsume(spend.cost(), now)) {
                 long retryNanos = bucket.nanosUntil(spend.cost(), now);
@@ -87,16 +100,11 @@ public final class FallbackBuckets {
     /** Gives back what {@link #spend} took for a request that another limit of its check denied. */
     public void giveBack(String key, List<Spend> spends) {
         for (Spend spend : spends) {
-            Entry entry = buckets.getIfPresent(spend.rule().id() + '\u0000' + key);
+            Entry entry = buckets.getIfPresent(id(spend, key));
             if (entry != null) {
                 entry.bucket().refund(spend.cost());
             }
         }
-    }
-
-    /** The shard's breaker closed: its buckets are stale from now on. O(1), safe on any thread. */
-    public void drop(String shard) {
-        generation(shard).incrementAndGet();
     }
 
     /** Buckets held now, for tests and diagnostics. */
@@ -105,13 +113,7 @@ public final class FallbackBuckets {
         return buckets.estimatedSize();
     }
 
-    private AtomicLong generation(String shard) {
-        AtomicLong generation = generations.get(shard);
-        return generation != null ? generation : generations.computeIfAbsent(shard, s -> new AtomicLong());
-    }
-
-    static LocalBucket newBucket(Spend spend, int pods, long now) {
-        double scale = 2.0 / Math.max(1, pods);
-        return new LocalBucket(spend.tokensPerSecond() * scale, Math.max(spend.cost(), spend.capacity() * scale), now);
+    private static String id(Spend spend, String key) {
+        return spend.rule().id() + '\u0000' + key;
     }
 }

@@ -12,7 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -21,7 +20,7 @@ import java.util.stream.Collectors;
  * <pre>
  * Global checks -- 3rd timeout in a row --> Fallback      (count-based window of 3, all failed)
  * Fallback      -- 1 s                  --> Probing       (checked lazily by the next check)
- * Probing       -- probe replies        --> Global checks (fallback buckets of the shard dropped)
+ * Probing       -- probe replies        --> Global checks (fallback buckets kept, see FallbackBuckets)
  * Probing       -- probe times out      --> Fallback
  * </pre>
  *
@@ -44,14 +43,10 @@ public final class ShardBreakers {
     private final CircuitBreakerRegistry registry;
     private final Map<String, Shard> shards = new ConcurrentHashMap<>();
     private final MeterRegistry meters;
-    private final Consumer<String> onClosed;
     private final Clock clock;
     private volatile long nextSweepMs;
 
-    /**
-     * @param onClosed told the shard id whenever a shard's breaker closes again (to drop its fallback buckets)
-     */
-    public ShardBreakers(BreakerSettings settings, Clock clock, MeterRegistry meters, Consumer<String> onClosed) {
+    public ShardBreakers(BreakerSettings settings, Clock clock, MeterRegistry meters) {
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(settings.failuresToOpen())
@@ -67,7 +62,6 @@ public final class ShardBreakers {
         this.registry = CircuitBreakerRegistry.of(config);
         TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
         this.meters = meters;
-        this.onClosed = onClosed;
         this.clock = clock;
         this.nextSweepMs = clock.millis() + IDLE_AFTER.toMillis();
     }
@@ -92,11 +86,6 @@ public final class ShardBreakers {
 
     private Shard create(String shard) {
         CircuitBreaker breaker = registry.circuitBreaker(shard);
-        breaker.getEventPublisher().onStateTransition(event -> {
-            if (event.getStateTransition().getToState() == CircuitBreaker.State.CLOSED) {
-                onClosed.accept(shard);
-            }
-        });
         Gauge gauge = Gauge.builder(STATE_METRIC, breaker, b -> stateValue(b.getState()))
                 .description("Breaker per counter shard: 0 global checks, 1 fallback, 2 probing")
                 .tag("shard", shard)
@@ -117,7 +106,6 @@ public final class ShardBreakers {
             }
             registry.remove(entry.getKey());
             meters.remove(shard.gauge);
-            onClosed.accept(entry.getKey());
             return true;
         });
     }

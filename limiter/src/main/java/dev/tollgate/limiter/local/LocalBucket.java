@@ -51,6 +51,19 @@ public final class LocalBucket {
         return tokens >= cost ? 0 : (long) Math.ceil((cost - tokens) / tokensPerNano);
     }
 
+    /** How long an empty bucket takes to be full: that long after its last spend it is full, whatever was spent. */
+    public long nanosToFill() {
+        return (long) Math.ceil(capacity / tokensPerNano);
+    }
+
+    /** This bucket at another rate and burst, left as full in proportion as it is now. */
+    public synchronized LocalBucket resized(double tokensPerSecond, double newCapacity, long nowNanos) {
+        refill(nowNanos);
+        LocalBucket resized = new LocalBucket(tokensPerSecond, newCapacity, nowNanos);
+        resized.tokens = newCapacity * (tokens / capacity);
+        return resized;
+    }
+
     private void refill(long nowNanos) {
         long elapsed = nowNanos - lastNanos;
         if (elapsed > 0) {

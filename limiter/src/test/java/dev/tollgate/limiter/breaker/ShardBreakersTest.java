@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,8 +22,7 @@ class ShardBreakersTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-09-30T12:00:00Z"));
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final List<String> closed = new ArrayList<>();
-    private final ShardBreakers breakers = new ShardBreakers(BreakerSettings.DEFAULTS, clock, registry, closed::add);
+    private final ShardBreakers breakers = new ShardBreakers(BreakerSettings.DEFAULTS, clock, registry);
     private final CircuitBreaker shard = breakers.forShard("shard-7");
 
     @Test
@@ -50,7 +47,6 @@ class ShardBreakersTest {
         assertThat(registry.find(ShardBreakers.STATE_METRIC).tag("shard", "shard-7").gauge()).isNull();
         assertThat(registry.find("resilience4j.circuitbreaker.state").tag("name", "shard-7").gauges()).isEmpty();
         assertThat(registry.find(ShardBreakers.STATE_METRIC).tag("shard", "shard-8").gauge()).isNotNull();
-        assertThat(closed).as("its fallback buckets are dropped too").contains("shard-7");
     }
 
     @Test
@@ -98,13 +94,12 @@ class ShardBreakersTest {
     }
 
     @Test
-    void aProbeThatRepliesReturnsToGlobalChecksAndDropsFallbackBuckets() {
+    void aProbeThatRepliesReturnsToGlobalChecks() {
         openIt();
         clock.advance(OPEN_FOR);
         assertThat(shard.tryAcquirePermission()).isTrue();
         shard.onSuccess(1, TimeUnit.MILLISECONDS);
         assertThat(shard.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(closed).containsExactly("shard-7");
         assertThat(shard.tryAcquirePermission()).isTrue();
     }
 
@@ -118,7 +113,6 @@ class ShardBreakersTest {
         assertThat(shard.tryAcquirePermission()).isFalse();
         clock.advance(OPEN_FOR);
         assertThat(shard.tryAcquirePermission()).isTrue();
-        assertThat(closed).isEmpty();
     }
 
     @Test
