@@ -1,9 +1,13 @@
 package dev.tollgate.check.envoy;
 
+import dev.tollgate.common.check.CheckRequestValidator;
 import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.descriptor.DescriptorNode;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -35,6 +39,9 @@ public final class DescriptorBook {
         }
     }
 
+    /** The prefix of a key made from a digest of values the store cannot key as they are. */
+    static final String DIGESTED = "sha256:";
+
     private volatile Map<String, Level> domains = Map.of();
 
     public void apply(List<DescriptorDomain> mappings) {
@@ -61,7 +68,34 @@ public final class DescriptorBook {
         if (node == null || node.rule() == null) {
             return null;
         }
-        return new Resolved(node.rule(), limitKey(node, path, values));
+        return new Resolved(node.rule(), storable(limitKey(node, path, values)));
+    }
+
+    /**
+     * The key as it is when the store can key it, else {@code sha256:<hex>} of its characters. A descriptor's
+     * values are the caller's (a header, a path): refusing one that is too long, empty or holds a TAB would
+     * fail the whole call, which Envoy allows, so one such header switched off every limit of the call. Hashed
+     * char by char, not as UTF-8, so that two values with different lone surrogates keep keys of their own.
+     */
+    static String storable(String key) {
+        if (CheckRequestValidator.keyProblem(key).isEmpty()) {
+            return key;
+        }
+        MessageDigest sha256 = sha256();
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            sha256.update((byte) (c >>> 8));
+            sha256.update((byte) c);
+        }
+        return DIGESTED + HexFormat.of().formatHex(sha256.digest());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
     }
 
     /**

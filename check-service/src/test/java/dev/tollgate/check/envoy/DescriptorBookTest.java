@@ -66,4 +66,15 @@ class DescriptorBookTest {
         book.apply(List.of());
         assertThat(book.resolve("api", List.of("account"), List.of("acme"))).isNull();
     }
+
+    @Test
+    void aKeyTheStoreCannotTakeAsItIsBecomesADigestOfItsCharacters() {
+        assertThat(DescriptorBook.storable("acme")).isEqualTo("acme");
+        for (String bad : List.of("", "a".repeat(257), "a\tb", "\ud800")) {
+            assertThat(DescriptorBook.storable(bad)).as(bad).matches("sha256:[0-9a-f]{64}").isEqualTo(DescriptorBook.storable(bad));
+        }
+        // two values UTF-8 would encode alike (each lone surrogate as '?') keep keys of their own
+        assertThat(DescriptorBook.storable("\ud800")).isNotEqualTo(DescriptorBook.storable("\udc00"));
+        assertThat(DescriptorBook.storable("a".repeat(257))).isNotEqualTo(DescriptorBook.storable("a".repeat(258)));
+    }
 }

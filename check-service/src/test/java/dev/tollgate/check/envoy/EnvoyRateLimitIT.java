@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -176,6 +177,46 @@ class EnvoyRateLimitIT {
         assertThat(admitted).isEqualTo(3);
         assertThat(podB.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
         assertThat(podA.shouldRateLimit(request).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+    }
+
+    /**
+     * Edge review C1: no descriptor value turns a limited call into an allowed one. A value the store cannot key
+     * as it is (over 256 bytes, empty, a control character such as a TAB, legal in an HTTP header) was refused
+     * with INVALID_ARGUMENT, which Envoy allows: the login limit beside it was never spent.
+     */
+    @Test
+    void noDescriptorValueSwitchesOffTheLimitsOfItsCall() {
+        String ip = "203.0.113." + (10 + new java.util.Random().nextInt(200)) + "-" + account();
+        RateLimitRequest login = request("envoy", descriptor("remote_address", ip));
+        for (int i = 0; i < 5; i++) {
+            assertThat(podA.shouldRateLimit(login).getOverallCode()).isEqualTo(Code.OK);
+        }
+        assertThat(podA.shouldRateLimit(login).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        for (String value : List.of("a".repeat(300), "", "a\tb", "a\u0000b", "é".repeat(200), "\ud800")) {
+            RateLimitResponse answer = podA.shouldRateLimit(request("envoy", descriptor("remote_address", ip), descriptor("account", value)));
+            assertThat(answer.getOverallCode()).as("beside %s", printable(value)).isEqualTo(Code.OVER_LIMIT);
+            assertThat(answer.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+        }
+    }
+
+    /** Such a value is limited like any other, by a key of its own: two of them never share a bucket. */
+    @Test
+    void aValueTheStoreCannotKeyAsItIsIsLimitedByItsDigest() {
+        String suffix = account();
+        for (String value : List.of("a".repeat(300) + suffix, "b".repeat(300) + suffix, "tab\t" + suffix)) {
+            RateLimitRequest request = request("envoy", descriptor("account", value));
+            for (int i = 0; i < 3; i++) {
+                assertThat(podA.shouldRateLimit(request).getOverallCode()).as("%s, check %d", printable(value), i + 1).isEqualTo(Code.OK);
+            }
+            assertThat(podA.shouldRateLimit(request).getOverallCode()).as(printable(value)).isEqualTo(Code.OVER_LIMIT);
+            // the same limit across the pods: the key does not depend on the pod
+            assertThat(podB.shouldRateLimit(request).getOverallCode()).as(printable(value)).isEqualTo(Code.OVER_LIMIT);
+        }
+    }
+
+    private static String printable(String value) {
+        String shown = value.length() > 20 ? value.substring(0, 20) + "...(" + value.length() + ")" : value;
+        return shown.replace("\t", "\\t").replace("\u0000", "\\0");
     }
 
     @Test

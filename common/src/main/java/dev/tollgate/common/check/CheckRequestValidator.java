@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The structural checks every request passes before it costs a store call. A key is user data (a
@@ -70,19 +71,31 @@ public final class CheckRequestValidator {
         } else if (Text.hasControlCharacter(entry.rule())) {
             problems.add(problem(path + ".rule", "must not contain control characters"));
         }
-        String key = entry.key();
-        if (key == null || key.isEmpty()) {
-            problems.add(problem(path + ".key", "is required and must not be empty"));
-        } else if (key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
-            problems.add(problem(path + ".key", "is longer than " + MAX_KEY_BYTES + " bytes in UTF-8"));
-        } else if (Text.hasControlCharacter(key)) {
-            problems.add(problem(path + ".key", "must not contain control characters"));
-        } else if (Text.hasLoneSurrogate(key)) {
-            problems.add(problem(path + ".key", "must be valid UTF-8"));
-        }
+        keyProblem(entry.key()).ifPresent(message -> problems.add(problem(path + ".key", message)));
         if (entry.cost() != null && !isPositiveInt(entry.cost())) {
             problems.add(problem(path + ".cost", COST_MESSAGE));
         }
+    }
+
+    /**
+     * Why a key cannot be a limit key as it is, if it cannot: empty, longer than {@link #MAX_KEY_BYTES} in UTF-8,
+     * holding a control character or not valid UTF-8. An adapter that keys callers' values it does not choose
+     * (Envoy's descriptors) asks this to key such a value by a digest instead of refusing the call.
+     */
+    public static Optional<String> keyProblem(String key) {
+        if (key == null || key.isEmpty()) {
+            return Optional.of("is required and must not be empty");
+        }
+        if (key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
+            return Optional.of("is longer than " + MAX_KEY_BYTES + " bytes in UTF-8");
+        }
+        if (Text.hasControlCharacter(key)) {
+            return Optional.of("must not contain control characters");
+        }
+        if (Text.hasLoneSurrogate(key)) {
+            return Optional.of("must be valid UTF-8");
+        }
+        return Optional.empty();
     }
 
     /**
