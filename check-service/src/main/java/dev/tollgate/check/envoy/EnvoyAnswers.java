@@ -16,6 +16,9 @@ import java.util.Map;
 final class EnvoyAnswers {
 
     private static final DescriptorStatus NO_LIMIT = DescriptorStatus.newBuilder().setCode(Code.OK).build();
+    private static final DescriptorStatus FAILED_CLOSED = DescriptorStatus.newBuilder().setCode(Code.OVER_LIMIT).build();
+    /** Why a call was answered without its store: for the gateway's logs and the client, never a verdict of its own. */
+    static final String DEGRADED = "x-tollgate-degraded";
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;
 
     /** Envoy's units, largest first, with their length in seconds. */
@@ -44,6 +47,20 @@ final class EnvoyAnswers {
             answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(header.getKey()).setValue(header.getValue()));
         }
         return answer.build();
+    }
+
+    /**
+     * A fail-closed rule's shard could not answer: the call is denied, each descriptor of a fail-closed rule
+     * says OVER_LIMIT, the others OK (unspent, nothing known of their remaining), and a header says why.
+     *
+     * @param closed for each entry of the check, whether its rule fails closed
+     */
+    static RateLimitResponse failedClosed(DescriptorCheck check, boolean[] closed, String reason) {
+        RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OVER_LIMIT);
+        for (int entry : check.entryOf()) {
+            answer.addStatuses(entry >= 0 && closed[entry] ? FAILED_CLOSED : NO_LIMIT);
+        }
+        return answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(DEGRADED).setValue(reason)).build();
     }
 
     /** A shadow entry answers OK whatever it counted: shadow rules never deny, here either. */

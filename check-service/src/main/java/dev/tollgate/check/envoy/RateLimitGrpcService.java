@@ -1,9 +1,13 @@
 package dev.tollgate.check.envoy;
 
+import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.InvalidCheckRequestException;
 import dev.tollgate.limiter.Limiter;
+import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.RulesNotLoadedException;
+import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.store.StoreException;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -24,9 +28,13 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * {@code envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit} over the engine the HTTP check uses.
  *
- * <p>A store failure is answered as the rules say: a fail-open rule's fallback verdict comes back as an
- * ordinary answer; a fail-closed rule fails the call with {@code UNAVAILABLE}, so that Envoy's
- * {@code failure_mode_deny} decides as its users expect. A call whose deadline passes (or whose caller
+ * <p>A store failure is answered as the rules say, always with a verdict: a fail-open rule's fallback
+ * verdict comes back as an ordinary answer; a fail-closed rule's descriptors answer {@code OVER_LIMIT}
+ * with {@code x-tollgate-degraded: store_timeout|store_unavailable}. Envoy treats an error of the call as
+ * the service failing and applies its one {@code failure_mode_deny} to every rule alike: with it off a login
+ * limit would fail open, with it on every hiccup would deny the whole API. Only a pod with no rules yet
+ * fails the call ({@code UNAVAILABLE}, {@code rules_unavailable}): it cannot tell which rules fail closed,
+ * so Envoy's own failure mode decides, as for a service it cannot reach. A call whose deadline passes (or whose caller
  * goes away) is cancelled: its answer is dropped and it stops counting as in flight; what the engine
  * still has out is bounded by the check's own deadline.
  */
@@ -36,11 +44,13 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
 
     private final Limiter limiter;
     private final DescriptorBook descriptors;
+    private final RuleBook rules;
     private final RlsMetrics metrics;
 
-    RateLimitGrpcService(Limiter limiter, DescriptorBook descriptors, RlsMetrics metrics) {
+    RateLimitGrpcService(Limiter limiter, DescriptorBook descriptors, RuleBook rules, RlsMetrics metrics) {
         this.limiter = limiter;
         this.descriptors = descriptors;
+        this.rules = rules;
         this.metrics = metrics;
     }
 
@@ -99,23 +109,34 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
             if (error == null) {
                 call.answer(EnvoyAnswers.of(resolved, response), response.allowed() ? RlsMetrics.Outcome.OK : RlsMetrics.Outcome.OVER_LIMIT);
             } else if (!(error instanceof CancellationException)) {
-                failed(call, error instanceof CompletionException ? error.getCause() : error);
+                failed(call, resolved, error instanceof CompletionException ? error.getCause() : error);
             }
         });
     }
 
-    private void failed(Call call, Throwable error) {
+    private void failed(Call call, DescriptorCheck check, Throwable error) {
         if (error instanceof StoreException store) {
-            // only a fail-closed rule gets here: Envoy's failure_mode_deny decides, as for any unreachable limiter
-            String code = store.kind() == StoreException.Kind.TIMEOUT ? "store_timeout" : "store_unavailable";
-            call.fail(Status.UNAVAILABLE.withDescription(code + ": the counter shard of a fail-closed rule could not be reached"),
-                    RlsMetrics.Outcome.UNAVAILABLE);
+            // only a fail-closed rule gets here: it denies, whatever Envoy's failure_mode_deny
+            String reason = store.kind() == StoreException.Kind.TIMEOUT ? "store_timeout" : "store_unavailable";
+            call.answer(EnvoyAnswers.failedClosed(check, failsClosed(check.request()), reason), RlsMetrics.Outcome.FAILED_CLOSED);
         } else if (error instanceof RulesNotLoadedException) {
             call.fail(Status.UNAVAILABLE.withDescription("rules_unavailable: this pod holds no rules yet"), RlsMetrics.Outcome.UNAVAILABLE);
         } else {
             log.error("unexpected failure of a ShouldRateLimit check", error);
             call.fail(Status.INTERNAL.withDescription("an unexpected error occurred"), RlsMetrics.Outcome.INTERNAL);
         }
+    }
+
+    /** For each of the check's entries, whether its rule denies when its shard cannot answer (as the engine decides). */
+    private boolean[] failsClosed(CheckRequest request) {
+        RuleBook view = rules.view();
+        boolean[] closed = new boolean[request.entries().size()];
+        for (int i = 0; i < closed.length; i++) {
+            CheckEntry entry = request.entries().get(i);
+            Rule rule = view.find(request.domain(), entry.rule(), entry.key());
+            closed[i] = rule != null && rule.failsClosed() && !rule.shadow();
+        }
+        return closed;
     }
 
     private static int unmatched(DescriptorCheck check) {

@@ -3,6 +3,7 @@ package dev.tollgate.check.envoy;
 import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.limiter.Limiter;
+import dev.tollgate.limiter.rules.RuleBook;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -16,9 +17,9 @@ import org.springframework.context.annotation.Configuration;
 class RlsConfiguration {
 
     @Bean
-    RlsServer rlsServer(CheckProperties properties, Limiter limiter, DescriptorBook descriptors, MeterRegistry registry,
+    RlsServer rlsServer(CheckProperties properties, Limiter limiter, DescriptorBook descriptors, RuleBook rules, MeterRegistry registry,
                         ServiceTokens tokens, @Qualifier("enforcingHealthIndicator") HealthIndicator readiness) {
-        RateLimitGrpcService rateLimits = new RateLimitGrpcService(limiter, descriptors, new RlsMetrics(registry));
+        RateLimitGrpcService rateLimits = new RateLimitGrpcService(limiter, descriptors, rules, new RlsMetrics(registry));
         return new RlsServer(properties.grpc(), rateLimits.bindService(), new ServiceTokenInterceptor(tokens), readiness);
     }
 }

@@ -14,7 +14,7 @@ final class RlsMetrics {
     static final String UNMATCHED = "tollgate.rls.descriptors.unmatched";
 
     enum Outcome {
-        OK, OVER_LIMIT, INVALID, UNAVAILABLE, CANCELLED, INTERNAL;
+        OK, OVER_LIMIT, FAILED_CLOSED, INVALID, UNAVAILABLE, CANCELLED, INTERNAL;
 
         final String tag = name().toLowerCase();
     }
@@ -26,7 +26,8 @@ final class RlsMetrics {
     RlsMetrics(MeterRegistry registry) {
         for (Outcome outcome : Outcome.values()) {
             calls[outcome.ordinal()] = Counter.builder(CALLS).tag("outcome", outcome.tag)
-                    .description("ShouldRateLimit calls by how they ended; cancelled: the caller's deadline passed or it went away")
+                    .description("ShouldRateLimit calls by how they ended; failed_closed: denied because a fail-closed rule's shard could not answer;"
+                            + " unavailable: no rules yet; cancelled: the caller's deadline passed or it went away")
                     .register(registry);
         }
         this.unmatched = Counter.builder(UNMATCHED)

@@ -30,8 +30,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * ShouldRateLimit when the counter store stalls or dies, on a Redis Cluster of its own: a call whose
- * deadline passes is cancelled at once; a dead store answers each rule by its fail mode (fail-open:
- * OK from the fallback bucket; fail-closed: UNAVAILABLE, for Envoy's {@code failure_mode_deny}).
+ * deadline passes is cancelled at once; a dead or frozen store answers each rule by its fail mode (fail-open:
+ * OK from the fallback bucket; fail-closed: OVER_LIMIT, whatever Envoy's {@code failure_mode_deny}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EnvoyStoreDownIT {
@@ -98,16 +98,65 @@ class EnvoyStoreDownIT {
         assertThat(open.getStatuses(0).getCurrentLimit().getName()).isEqualTo("account-minute");
         assertThat(headers(open)).containsKey("RateLimit-Policy");
 
-        RateLimitRequest login = request("envoy", descriptor("remote_address", "203.0.113.7"));
-        assertThatThrownBy(() -> pod.shouldRateLimit(login))
-                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
-                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-                    assertThat(e.getStatus().getDescription()).matches("store_(unavailable|timeout): .*");
-                });
-        // a shadow or open rule beside it does not rescue a closed one: the call still fails
-        assertThatThrownBy(() -> pod.shouldRateLimit(request("envoy", descriptor("account", "acct_x"), descriptor("remote_address", "203.0.113.8"))))
-                .isInstanceOfSatisfying(StatusRuntimeException.class,
-                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+        // edge review H2: a fail-closed rule denies at Envoy whatever its failure_mode_deny, and says why
+        double failedClosed = calls("failed_closed");
+        RateLimitResponse login = pod.shouldRateLimit(request("envoy", descriptor("remote_address", "203.0.113.7")));
+        assertThat(login.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(login.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(headers(login).get(EnvoyAnswers.DEGRADED)).matches("store_(unavailable|timeout)");
+
+        // an open rule beside it does not rescue a closed one, and is not itself denied
+        RateLimitResponse mixed = pod.shouldRateLimit(request("envoy", descriptor("account", "acct_x"), descriptor("remote_address", "203.0.113.8"),
+                descriptor("nothing-maps", "this")));
+        assertThat(mixed.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(mixed.getStatusesList()).extracting(RateLimitResponse.DescriptorStatus::getCode)
+                .containsExactly(Code.OK, Code.OVER_LIMIT, Code.OK);
+        assertThat(calls("failed_closed")).isEqualTo(failedClosed + 2);
+    }
+
+    /**
+     * Edge review T3, on a pod at the production command timeout (5 ms): a frozen shard (SIGSTOP) denies the login
+     * rule on it and leaves the API on it open, each call answered, before and after the shard's breaker opens.
+     */
+    @Test
+    @Order(0)
+    void aFrozenShardDeniesItsLoginRuleAndServesItsApiRule() throws InterruptedException {
+        String ip = "203.0.113.10";
+        Node owner = cluster.primaryForKey(RedisKeys.hashTag(ip));
+        RateLimitRequest login = request("envoy", descriptor("remote_address", ip));
+        RateLimitRequest api = request("envoy", descriptor("account", accountOn(owner)));
+        try (EnvoyPod production = EnvoyPod.start("envoy-frozen-shard", cluster.clusterNodes(), Map.of("tollgate.redis.command-timeout", "5ms"))) {
+            production.shouldRateLimit(login);
+            production.shouldRateLimit(api);
+            owner.freeze();
+            try {
+                // the first calls pay the store's timeouts, the rest meet the open breaker: the same verdicts. The API's
+                // come from the pod's fallback bucket, a few calls deep for account-minute (burst 3): its first two are
+                // allowed, and every one is a verdict of that bucket, never the degraded answer
+                for (int i = 0; i < 10; i++) {
+                    RateLimitResponse denied = production.shouldRateLimit(login);
+                    assertThat(denied.getOverallCode()).as("login, call %d", i + 1).isEqualTo(Code.OVER_LIMIT);
+                    assertThat(headers(denied).get(EnvoyAnswers.DEGRADED)).matches("store_(unavailable|timeout)");
+                    RateLimitResponse served = production.shouldRateLimit(api);
+                    if (i < 2) {
+                        assertThat(served.getOverallCode()).as("api, call %d", i + 1).isEqualTo(Code.OK);
+                    }
+                    assertThat(served.getStatuses(0).getCurrentLimit().getName()).as("api, call %d", i + 1).isEqualTo("account-minute");
+                    assertThat(headers(served)).doesNotContainKey(EnvoyAnswers.DEGRADED);
+                }
+            } finally {
+                owner.unfreeze();
+            }
+        }
+    }
+
+    private static String accountOn(Node owner) {
+        for (int i = 0; ; i++) {
+            String account = "acct_frozen_" + i;
+            if (cluster.primaryForKey(RedisKeys.hashTag(account)).port() == owner.port()) {
+                return account;
+            }
+        }
     }
 
     private String outcomes() {
