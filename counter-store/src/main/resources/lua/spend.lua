@@ -24,7 +24,7 @@
 --             request (0 otherwise)
 --   remaining what is left after the spend (whole tokens, events, count); reset_ms: ms until that limit is
 --             full again (bucket refilled, log empty, window over)
---   stamp     the store's microsecond clock that named this call's log members ('<stamp>:<i>:<j>'), so
+--   stamp     the store's microsecond clock (or the next one no member of this call's logs holds) that named this call's log members ('<stamp>:<i>:<j>'), so
 --             that the spend can be taken back (refund.lua) when another key of the check denies it
 -- or {-1, now_ms} when the caller's clock put a window in another window than the store's TIME says:
 -- nothing was written, and the caller renames the keys and calls again.
@@ -123,6 +123,25 @@ end
 -- a log or a window that denies asks the pod to hold off until it would admit again
 local hold = retry
 
+-- the log members' stamp: the store's microsecond, unless a member of that name is on one of this call's logs
+-- already (the clock stepped back: a promoted replica behind the old primary). A refund removes the members its
+-- call was told, so each call's names must be its own: the next free microsecond is
+local stamp = tonumber(micros)
+if grant > 0 then
+  local taken = true
+  while taken do
+    taken = false
+    for i = 1, n do
+      if kind[i] == 'log' and redis.call('ZSCORE', KEYS[i], string.format('%d', stamp) .. ':' .. i .. ':1') then
+        taken = true
+        stamp = stamp + 1
+        break
+      end
+    end
+  end
+end
+local prefix = string.format('%d', stamp)
+
 local reply = { grant, 0, 0 }
 for i = 1, n do
   if kind[i] == 'bucket' then
@@ -151,11 +170,8 @@ for i = 1, n do
     local c = count[i]
     if grant > 0 then
       for j = 1, cost do
-        -- members are unique per event: the store's microsecond clock, the key's index and the event's
-        local member = micros .. ':' .. i .. ':' .. j
-        while redis.call('ZADD', KEYS[i], 'NX', now, member) == 0 do
-          member = member .. '+'
-        end
+        -- members are unique per event: the call's stamp, the key's index and the event's
+        redis.call('ZADD', KEYS[i], now, prefix .. ':' .. i .. ':' .. j)
       end
       c = c + cost
       redis.call('PEXPIRE', KEYS[i], window)
@@ -179,5 +195,5 @@ for i = 1, n do
   end
 end
 reply[2], reply[3] = retry, hold
-reply[2 * n + 4] = tonumber(micros)
+reply[2 * n + 4] = stamp
 return reply
