@@ -26,6 +26,21 @@ class DataPathChartTest {
         assertThat(release.has("NetworkPolicy", NAME)).isFalse();
     }
 
+    /** Edge review L1: check ports open to anyone are a choice said out loud, never a default. */
+    @Test
+    void refusesCheckPortsThatAnswerAnyoneUnlessToldSo() {
+        Map<String, Object> noToken = Map.of("checkService", Map.of("access", Map.of("tokenSecret", "")));
+        assertThat(TollgateChart.renderFailure("us-east", noToken))
+                .contains("checkService.access").contains("tokenSecret").contains("networkPolicy.enabled").contains("allowUnauthenticated");
+
+        assertThat(TollgateChart.render("us-east", noToken, Map.of("checkService", Map.of("networkPolicy", Map.of("enabled", true,
+                "gatewayPodSelector", Map.of("app", "istio-ingressgateway")))))).satisfies(release ->
+                assertThat(release.has("NetworkPolicy", NAME)).isTrue());
+        Tree open = TollgateChart.render("us-east", noToken, Map.of("checkService", Map.of("access", Map.of("allowUnauthenticated", true))))
+                .one("Deployment", NAME).named("check-service", "spec", "template", "spec", "containers");
+        assertThat(open.named("TOLLGATE_ACCESS_TOKENS", "env").exists()).isFalse();
+    }
+
     @Test
     void takesTheGatewaysServiceTokenFromASecret() {
         Tree container = TollgateChart.render("us-east", Map.of("checkService", Map.of("access", Map.of("tokenSecret", "gateway-token"))))
