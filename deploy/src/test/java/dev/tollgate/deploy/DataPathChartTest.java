@@ -26,6 +26,21 @@ class DataPathChartTest {
         assertThat(release.has("NetworkPolicy", NAME)).isFalse();
     }
 
+    /** Envoy's STRICT_DNS cluster and the Java client's key affinity find every ready pod by a headless Service. */
+    @Test
+    void aHeadlessServiceListsEveryReadyPodForEnvoyAndTheClient() {
+        Manifests release = TollgateChart.render("us-east");
+        Tree headless = release.one("Service", NAME + "-headless");
+        Tree service = release.one("Service", NAME);
+
+        assertThat(headless.at("spec", "clusterIP").text()).isEqualTo("None");
+        assertThat(headless.at("spec", "publishNotReadyAddresses").value()).isEqualTo(false);
+        assertThat(headless.at("spec", "selector").map()).isEqualTo(service.at("spec", "selector").map());
+        assertThat(headless.named("grpc", "spec", "ports").at("port").value()).isEqualTo(8090);
+        assertThat(headless.named("grpc", "spec", "ports").at("appProtocol").text()).isEqualTo("kubernetes.io/h2c");
+        assertThat(headless.named("http", "spec", "ports").at("port").value()).isEqualTo(8080);
+    }
+
     /** Edge review L1: check ports open to anyone are a choice said out loud, never a default. */
     @Test
     void refusesCheckPortsThatAnswerAnyoneUnlessToldSo() {

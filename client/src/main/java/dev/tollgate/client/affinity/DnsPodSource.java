@@ -71,7 +71,7 @@ public final class DnsPodSource implements PodSource {
 
     private static DnsPodSource start(String serviceHost, int port, Duration refresh, DnsServerAddressStreamProvider nameServers) {
         if (serviceHost == null || serviceHost.isBlank()) {
-            throw new IllegalArgumentException("name the headless Service, e.g. tollgate-check-headless.tollgate.svc.cluster.local");
+            throw new IllegalArgumentException("name the headless Service, e.g. tollgate-check-service-headless.tollgate.svc.cluster.local");
         }
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("the pods' check port must be 1-65535, was " + port);
