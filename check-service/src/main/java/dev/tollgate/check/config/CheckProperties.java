@@ -308,13 +308,15 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param keepAliveTime         the server pings a quiet connection this often, and drops it when a ping is not
      *                              answered within {@code keepAliveTimeout}
      * @param permitKeepAliveTime   the most often a client may ping; more often is answered with GOAWAY, as gRPC does
+     * @param sslBundle             a {@code spring.ssl.bundle.*} whose key store holds the port's certificate: the port then
+     *                              speaks TLS only; empty, plaintext (HTTP/2 without TLS, as a mesh's sidecar expects)
      */
     public record Grpc(@DefaultValue("true") boolean enabled, String address, @DefaultValue("8090") @Min(0) @Max(65_535) int port,
                        @DefaultValue("64KB") DataSize maxMessageSize, @DefaultValue("false") boolean reflection,
                        @DefaultValue("5m") Duration maxConnectionAge, @DefaultValue("30s") Duration maxConnectionAgeGrace,
                        @DefaultValue("5m") Duration maxConnectionIdle, @DefaultValue("1000") @Min(1) int maxCallsPerConnection,
                        @DefaultValue("1m") Duration keepAliveTime, @DefaultValue("20s") Duration keepAliveTimeout,
-                       @DefaultValue("10s") Duration permitKeepAliveTime) {
+                       @DefaultValue("10s") Duration permitKeepAliveTime, String sslBundle) {
 
         /** The connection limits must be positive durations. */
         @AssertTrue(message = "tollgate.grpc.max-connection-age, -age-grace, -idle, keep-alive-time, -timeout and permit-keep-alive-time must be positive")

@@ -6,7 +6,10 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
@@ -14,11 +17,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.SmartLifecycle;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +47,7 @@ public final class RlsServer implements SmartLifecycle {
     private final CheckProperties.Grpc settings;
     private final ServerServiceDefinition rateLimits;
     private final ServerInterceptor access;
+    private final Optional<SslBundle> tls;
     private final HealthIndicator readiness;
     private final HealthStatusManager health = new HealthStatusManager();
     private final ScheduledExecutorService healthPoll = Executors.newSingleThreadScheduledExecutor(task -> {
@@ -51,8 +58,10 @@ public final class RlsServer implements SmartLifecycle {
     private volatile Server server;
 
     /** @param access guards the rate limit service and reflection; health stays open for the probes */
-    RlsServer(CheckProperties.Grpc settings, ServerServiceDefinition rateLimits, ServerInterceptor access, HealthIndicator readiness) {
+    RlsServer(CheckProperties.Grpc settings, ServerServiceDefinition rateLimits, ServerInterceptor access, HealthIndicator readiness,
+              Optional<SslBundle> tls) {
         this.settings = settings;
+        this.tls = tls;
         this.rateLimits = rateLimits;
         this.access = access;
         this.readiness = readiness;
@@ -82,6 +91,7 @@ public final class RlsServer implements SmartLifecycle {
         if (settings.reflection()) {
             builder.addService(ServerInterceptors.intercept(ProtoReflectionServiceV1.newInstance(), access));
         }
+        tls.ifPresent(bundle -> builder.sslContext(serverTls(bundle)));
         try {
             server = builder.build().start();
         } catch (IOException e) {
@@ -89,7 +99,17 @@ public final class RlsServer implements SmartLifecycle {
         }
         updateHealth();
         healthPoll.scheduleWithFixedDelay(this::updateHealth, 1, 1, TimeUnit.SECONDS);
-        log.info("Envoy rate limit service (RLS v3) on gRPC port {}{}", server.getPort(), settings.reflection() ? ", with reflection" : "");
+        log.info("Envoy rate limit service (RLS v3) on gRPC port {}{}{}", server.getPort(), tls.isPresent() ? " (TLS)" : "",
+                settings.reflection() ? ", with reflection" : "");
+    }
+
+    /** TLS only, from the bundle's key store (ALPN h2, as gRPC needs); a renewed certificate takes a restart. */
+    private static SslContext serverTls(SslBundle bundle) {
+        try {
+            return GrpcSslContexts.configure(SslContextBuilder.forServer(bundle.getManagers().getKeyManagerFactory())).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("tollgate.grpc.ssl-bundle: cannot make the gRPC port's TLS context: " + e.getMessage(), e);
+        }
     }
 
     private void updateHealth() {
