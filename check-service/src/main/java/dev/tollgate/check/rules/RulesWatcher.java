@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed ({@link RulesFeed})
@@ -60,6 +61,10 @@ public final class RulesWatcher implements AutoCloseable {
     private final Counter refused;
     /** Whether the last poll was refused for its token, so that a refusal is logged once, not every poll. */
     private boolean wasRefused;
+    /** When the last poll succeeded ({@link System#nanoTime}), or the watcher was made: what the age gauge counts from. */
+    private final AtomicLong lastPolled = new AtomicLong(System.nanoTime());
+    /** The Error that failed the polls since the last success, so that it is logged once with its stack, not every retry. */
+    private Class<? extends Throwable> failingWith;
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -104,6 +109,12 @@ public final class RulesWatcher implements AutoCloseable {
         Gauge.builder("tollgate.rules.revision", rules, book -> book.revision().orElse(-1))
                 .description("Revision of the rules snapshot in force; -1 while the pod holds none")
                 .register(registry);
+        // a poll ends within the poll timeout even when nothing changes (304), so a healthy pod stays under it; a pod past
+        // it has a watcher that stopped or whose every poll fails, and its rules are frozen at tollgate.rules.revision
+        Gauge.builder("tollgate.rules.watch.age", lastPolled, last -> (System.nanoTime() - last.get()) / 1e9)
+                .description("Seconds since the last watch call that succeeded (a change applied, or none within the watch timeout)")
+                .baseUnit("seconds")
+                .register(registry);
         loadSaved();
         this.thread = new Thread(this::watch, "rules-watcher");
         this.thread.setDaemon(true);
@@ -141,11 +152,27 @@ public final class RulesWatcher implements AutoCloseable {
             try {
                 pollOnce();
                 backoff.reset();
-            } catch (IOException | RuntimeException e) {
+                failingWith = null;
+            } catch (Throwable e) {
+                // an Error too: one that ended this thread would freeze the pod's rules without a word (review L2). An
+                // OutOfMemoryError ends the JVM before it gets here where the chart runs pods (ExitOnOutOfMemoryError);
+                // any other has unwound its stack by now, so the next poll starts clean
                 errors.increment();
-                log.debug("watching rules failed: {}", e.toString());
+                failed(e);
                 sleep(backoff.next());
             }
+        }
+    }
+
+    private void failed(Throwable e) {
+        if (e instanceof Exception) {
+            // rules-service down or a bad answer: counted, and said where it is found out (a refusal, a token)
+            log.debug("watching rules failed: {}", e.toString());
+        } else if (e.getClass() != failingWith) {
+            log.error("watching rules failed with an error; still enforcing {}, and polling again after a backoff", inForce(), e);
+            failingWith = e.getClass();
+        } else {
+            log.debug("watching rules failed again: {}", e.toString());
         }
     }
 
@@ -161,6 +188,7 @@ public final class RulesWatcher implements AutoCloseable {
             throw e;
         }
         handle(answer, since);
+        lastPolled.set(System.nanoTime());
     }
 
     private void handle(RulesFeed.Answer answer, OptionalLong since) throws IOException {
