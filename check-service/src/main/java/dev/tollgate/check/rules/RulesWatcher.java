@@ -265,24 +265,42 @@ public final class RulesWatcher implements AutoCloseable {
         return revision.isPresent() ? "rules revision " + revision.getAsLong() : "no rules";
     }
 
-    /** Written beside the target and moved over it, so a crash never leaves half a snapshot. */
+    /**
+     * Written beside the target and moved over it, so a crash never leaves half a snapshot; a write or move that
+     * fails takes its temporary file with it, else each revision that cannot be saved would leave one more behind,
+     * until the volume is full (review L3).
+     */
     private void save(byte[] body) {
         Path file = settings.snapshotFile();
         if (file == null) {
             return;
         }
+        Path temp = null;
         try {
             Path dir = file.toAbsolutePath().getParent();
             Files.createDirectories(dir);
-            Path temp = Files.createTempFile(dir, ".rules-", ".tmp");
+            temp = Files.createTempFile(dir, ".rules-", ".tmp");
             Files.write(temp, body);
             try {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
             }
+            temp = null;
         } catch (IOException e) {
             log.warn("could not save the rules snapshot to {}: {}", file, e.getMessage());
+        } finally {
+            if (temp != null) {
+                deleteQuietly(temp);
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path temp) {
+        try {
+            Files.deleteIfExists(temp);
+        } catch (IOException e) {
+            log.warn("could not delete the unsaved rules snapshot {}: {}", temp, e.getMessage());
         }
     }
 

@@ -10,15 +10,20 @@ import org.springframework.web.client.RestClient;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The watch itself (review L2): an Error in a poll does not end it, and the age of its last good poll shows a pod whose polls fail. */
+/**
+ * The watch itself (review L2, L3): an Error in a poll does not end it, the age of its last good poll shows
+ * a pod whose polls fail, and a snapshot that cannot be saved leaves nothing behind beside the saved one.
+ */
 class RulesWatcherIT {
 
     private static final String RULE = """
@@ -65,6 +70,25 @@ class RulesWatcherIT {
             failing.set(false);
             await().atMost(Duration.ofSeconds(5)).until(() -> age(registry) < 1.0);
             assertThat(rules.revision()).hasValue(2);
+        }
+    }
+
+    @Test
+    void aSnapshotThatCannotBeSavedLeavesNoTemporaryFileBehind() throws Exception {
+        // where the snapshot goes is a directory with a file in it: the temporary file is written, moving it there fails
+        Path target = Files.createDirectory(dir.resolve("snapshot.json"));
+        Files.writeString(target.resolve("occupied"), "");
+        try (FakeWatchFeed feed = new FakeWatchFeed();
+             RulesWatcher watcher = new RulesWatcher(transport(RestClient.builder(), feed), new RulesWatcher.WatchSettings(target),
+                     rules, json, registry)) {
+            feed.publish(1, snapshot(1));
+            watcher.pollOnce();
+            feed.publish(2, snapshot(2));
+            watcher.pollOnce();
+        }
+        assertThat(rules.revision()).as("enforced, though not saved").hasValue(2);
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files).containsExactly(target);
         }
     }
 
