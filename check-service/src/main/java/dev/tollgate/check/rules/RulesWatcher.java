@@ -22,7 +22,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,17 +59,35 @@ public final class RulesWatcher implements AutoCloseable {
     private RuleSnapshot held;
     /** Whether the next watch asks for a whole snapshot: after a refused answer, in case what the pod holds is what is wrong. */
     private boolean resync;
-    private final Counter rejected;
+    private final Map<Refusal, Counter> rejected = new EnumMap<>(Refusal.class);
     private final Counter errors;
     private final Counter refused;
     /** Whether the last poll was refused for its token, so that a refusal is logged once, not every poll. */
     private boolean wasRefused;
+    /** Whether the last answer was too large to read: the same answer comes back every poll, and is logged once. */
+    private boolean wasTooLarge;
     /** When the last poll succeeded ({@link System#nanoTime}), or the watcher was made: what the age gauge counts from. */
     private final AtomicLong lastPolled = new AtomicLong(System.nanoTime());
     /** The Error that failed the polls since the last success, so that it is logged once with its stack, not every retry. */
     private Class<? extends Throwable> failingWith;
     private final Thread thread;
     private volatile boolean running = true;
+
+    /** Why a snapshot or an answer was refused: the {@code reason} of {@code tollgate.rules.snapshots.rejected}. */
+    private enum Refusal {
+        /** The result fails the shared validator. */
+        INVALID,
+        /** Not a snapshot or a delta that can be read. */
+        UNREADABLE,
+        /** A delta from another revision than the one the pod holds. */
+        DELTA_MISMATCH,
+        /** Larger than a pod reads ({@link RulesFeed.SnapshotTooLarge}): refused before it is held whole. */
+        TOO_LARGE;
+
+        String tag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /**
      * @param snapshotFile where the last good snapshot is kept across restarts
@@ -96,9 +117,13 @@ public final class RulesWatcher implements AutoCloseable {
         this.rules = rules;
         this.descriptors = descriptors;
         this.json = json;
-        this.rejected = Counter.builder("tollgate.rules.snapshots.rejected")
-                .description("Snapshots refused by the pod's own validation; the last good one stays in force")
-                .register(registry);
+        for (Refusal reason : Refusal.values()) {
+            // every reason from the start, so that a rate over it starts at the first refusal, not the second
+            rejected.put(reason, Counter.builder("tollgate.rules.snapshots.rejected")
+                    .description("Snapshots and answers the pod refused, by reason; the last good snapshot stays in force")
+                    .tag("reason", reason.tag())
+                    .register(registry));
+        }
         this.errors = Counter.builder("tollgate.rules.watch.errors")
                 .description("Watch calls that failed (rules-service down, bad answer)")
                 .register(registry);
@@ -183,9 +208,17 @@ public final class RulesWatcher implements AutoCloseable {
         try {
             answer = feed.poll(since, rules.region());
         } catch (RulesFeed.SnapshotTooLarge e) {
-            rejected.increment();
-            log.error("refusing a rules snapshot: {}; still enforcing {}", e.getMessage(), inForce());
+            rejected.get(Refusal.TOO_LARGE).increment();
+            if (!wasTooLarge) {
+                // it comes back every poll until rules-service's snapshot shrinks: said once, counted every time
+                log.error("refusing rules answers: {}; still enforcing {}", e.getMessage(), inForce());
+            }
+            wasTooLarge = true;
             throw e;
+        }
+        if (wasTooLarge) {
+            log.info("rules answers are small enough to read again");
+            wasTooLarge = false;
         }
         handle(answer, since);
         lastPolled.set(System.nanoTime());
@@ -223,9 +256,9 @@ public final class RulesWatcher implements AutoCloseable {
             snapshot = DeltaMerge.apply(held, json.readValue(body, RuleChanges.class), clock.instant());
         } catch (JacksonException e) {
             // e.g. a rule without its algorithm's numbers: refused and counted as one that fails validation
-            throw refused(e.getOriginalMessage(), e);
+            throw refused(Refusal.UNREADABLE, e.getOriginalMessage(), e);
         } catch (DeltaMerge.Mismatch e) {
-            throw refused(e.getMessage(), e);
+            throw refused(Refusal.DELTA_MISMATCH, e.getMessage(), e);
         }
         if (since.isPresent() && snapshot.revision() == since.getAsLong()) {
             return;
@@ -238,8 +271,8 @@ public final class RulesWatcher implements AutoCloseable {
         save(json.writeValueAsBytes(snapshot));
     }
 
-    private IOException refused(String why, RuntimeException cause) {
-        rejected.increment();
+    private IOException refused(Refusal reason, String why, RuntimeException cause) {
+        rejected.get(reason).increment();
         resync = true;
         log.error("refusing an unusable rules answer: {}; still enforcing {}", why, inForce());
         return new IOException("refused the watch answer: " + why, cause);
@@ -248,7 +281,7 @@ public final class RulesWatcher implements AutoCloseable {
     private boolean accept(RuleSnapshot snapshot, String what) {
         List<Violation> violations = validator.validate(snapshot);
         if (!violations.isEmpty()) {
-            rejected.increment();
+            rejected.get(Refusal.INVALID).increment();
             log.error("refusing rules {}: {}; still enforcing {}", what, violations, inForce());
             return false;
         }
