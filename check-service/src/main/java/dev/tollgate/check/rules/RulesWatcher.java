@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -268,7 +270,7 @@ public final class RulesWatcher implements AutoCloseable {
             throw new IOException("refused rules revision " + snapshot.revision());
         }
         resync = false;
-        save(json.writeValueAsBytes(snapshot));
+        save(snapshot);
     }
 
     private IOException refused(Refusal reason, String why, RuntimeException cause) {
@@ -301,9 +303,10 @@ public final class RulesWatcher implements AutoCloseable {
     /**
      * Written beside the target and moved over it, so a crash never leaves half a snapshot; a write or move that
      * fails takes its temporary file with it, else each revision that cannot be saved would leave one more behind,
-     * until the volume is full (review L3).
+     * until the volume is full (review L3). Streamed to the file: a copy of the JSON in the heap would come on top of
+     * the body, the parsed answer and both rule books, at the moment the pod holds the most (review S1).
      */
-    private void save(byte[] body) {
+    private void save(RuleSnapshot snapshot) {
         Path file = settings.snapshotFile();
         if (file == null) {
             return;
@@ -313,14 +316,16 @@ public final class RulesWatcher implements AutoCloseable {
             Path dir = file.toAbsolutePath().getParent();
             Files.createDirectories(dir);
             temp = Files.createTempFile(dir, ".rules-", ".tmp");
-            Files.write(temp, body);
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 64 << 10)) {
+                json.writeValue(out, snapshot);
+            }
             try {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
             }
             temp = null;
-        } catch (IOException e) {
+        } catch (IOException | JacksonException e) {
             log.warn("could not save the rules snapshot to {}: {}", file, e.getMessage());
         } finally {
             if (temp != null) {
