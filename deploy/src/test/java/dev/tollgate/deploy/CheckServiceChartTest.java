@@ -175,7 +175,8 @@ class CheckServiceChartTest {
         assertThat(container.named("TOLLGATE_RULES_SNAPSHOT_FILE", "env").at("value").text())
                 .isEqualTo("/var/lib/tollgate/rules-snapshot.json");
         assertThat(container.named("rules-snapshot", "volumeMounts").at("mountPath").text()).isEqualTo("/var/lib/tollgate");
-        assertThat(deployment.named("rules-snapshot", "spec", "template", "spec", "volumes").at("emptyDir").exists()).isTrue();
+        // bounded: a pod that leaked files there would otherwise fill its node's disk
+        assertThat(deployment.named("rules-snapshot", "spec", "template", "spec", "volumes").at("emptyDir", "sizeLimit").text()).isEqualTo("512Mi");
         assertThat(container.named("TOLLGATE_RULES_FILE", "env").exists()).isFalse();
     }
 

@@ -101,7 +101,8 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param pollTimeout     how long one watch call may take, answer included: longer than rules-service's
      *                        tollgate.watch.timeout (25 s), which is when it answers 304 for no change
      * @param maxSnapshotSize the largest snapshot a pod reads, as sent and once gunzipped; a larger one is
-     *                        refused and counted, and the rules in force stay
+     *                        refused and counted, and the rules in force stay. No more than a twelfth of the
+     *                        heap is read whatever this says: swapping a snapshot in takes about six times its size
      * @param sslBundle       the spring.ssl.bundle.* name whose trust (and key, for mutual TLS) an https
      *                        service URL is reached with; unset: the JVM's trust store
      * @param retry           how long a pod waits after a failed watch call

@@ -15,16 +15,22 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Keeps a pod's rules current (requirement #5): long-polls rules-service's watch feed ({@link RulesFeed})
@@ -55,13 +61,35 @@ public final class RulesWatcher implements AutoCloseable {
     private RuleSnapshot held;
     /** Whether the next watch asks for a whole snapshot: after a refused answer, in case what the pod holds is what is wrong. */
     private boolean resync;
-    private final Counter rejected;
+    private final Map<Refusal, Counter> rejected = new EnumMap<>(Refusal.class);
     private final Counter errors;
     private final Counter refused;
     /** Whether the last poll was refused for its token, so that a refusal is logged once, not every poll. */
     private boolean wasRefused;
+    /** Whether the last answer was too large to read: the same answer comes back every poll, and is logged once. */
+    private boolean wasTooLarge;
+    /** When the last poll succeeded ({@link System#nanoTime}), or the watcher was made: what the age gauge counts from. */
+    private final AtomicLong lastPolled = new AtomicLong(System.nanoTime());
+    /** The Error that failed the polls since the last success, so that it is logged once with its stack, not every retry. */
+    private Class<? extends Throwable> failingWith;
     private final Thread thread;
     private volatile boolean running = true;
+
+    /** Why a snapshot or an answer was refused: the {@code reason} of {@code tollgate.rules.snapshots.rejected}. */
+    private enum Refusal {
+        /** The result fails the shared validator. */
+        INVALID,
+        /** Not a snapshot or a delta that can be read. */
+        UNREADABLE,
+        /** A delta from another revision than the one the pod holds. */
+        DELTA_MISMATCH,
+        /** Larger than a pod reads ({@link RulesFeed.SnapshotTooLarge}): refused before it is held whole. */
+        TOO_LARGE;
+
+        String tag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /**
      * @param snapshotFile where the last good snapshot is kept across restarts
@@ -91,9 +119,13 @@ public final class RulesWatcher implements AutoCloseable {
         this.rules = rules;
         this.descriptors = descriptors;
         this.json = json;
-        this.rejected = Counter.builder("tollgate.rules.snapshots.rejected")
-                .description("Snapshots refused by the pod's own validation; the last good one stays in force")
-                .register(registry);
+        for (Refusal reason : Refusal.values()) {
+            // every reason from the start, so that a rate over it starts at the first refusal, not the second
+            rejected.put(reason, Counter.builder("tollgate.rules.snapshots.rejected")
+                    .description("Snapshots and answers the pod refused, by reason; the last good snapshot stays in force")
+                    .tag("reason", reason.tag())
+                    .register(registry));
+        }
         this.errors = Counter.builder("tollgate.rules.watch.errors")
                 .description("Watch calls that failed (rules-service down, bad answer)")
                 .register(registry);
@@ -103,6 +135,12 @@ public final class RulesWatcher implements AutoCloseable {
         // a gauge needs a number: -1 before the first snapshot, so the fleet's lowest revision shows a pod without rules
         Gauge.builder("tollgate.rules.revision", rules, book -> book.revision().orElse(-1))
                 .description("Revision of the rules snapshot in force; -1 while the pod holds none")
+                .register(registry);
+        // a poll ends within the poll timeout even when nothing changes (304), so a healthy pod stays under it; a pod past
+        // it has a watcher that stopped or whose every poll fails, and its rules are frozen at tollgate.rules.revision
+        Gauge.builder("tollgate.rules.watch.age", lastPolled, last -> (System.nanoTime() - last.get()) / 1e9)
+                .description("Seconds since the last watch call that succeeded (a change applied, or none within the watch timeout)")
+                .baseUnit("seconds")
                 .register(registry);
         loadSaved();
         this.thread = new Thread(this::watch, "rules-watcher");
@@ -141,11 +179,27 @@ public final class RulesWatcher implements AutoCloseable {
             try {
                 pollOnce();
                 backoff.reset();
-            } catch (IOException | RuntimeException e) {
+                failingWith = null;
+            } catch (Throwable e) {
+                // an Error too: one that ended this thread would freeze the pod's rules without a word (review L2). An
+                // OutOfMemoryError ends the JVM before it gets here where the chart runs pods (ExitOnOutOfMemoryError);
+                // any other has unwound its stack by now, so the next poll starts clean
                 errors.increment();
-                log.debug("watching rules failed: {}", e.toString());
+                failed(e);
                 sleep(backoff.next());
             }
+        }
+    }
+
+    private void failed(Throwable e) {
+        if (e instanceof Exception) {
+            // rules-service down or a bad answer: counted, and said where it is found out (a refusal, a token)
+            log.debug("watching rules failed: {}", e.toString());
+        } else if (e.getClass() != failingWith) {
+            log.error("watching rules failed with an error; still enforcing {}, and polling again after a backoff", inForce(), e);
+            failingWith = e.getClass();
+        } else {
+            log.debug("watching rules failed again: {}", e.toString());
         }
     }
 
@@ -156,11 +210,20 @@ public final class RulesWatcher implements AutoCloseable {
         try {
             answer = feed.poll(since, rules.region());
         } catch (RulesFeed.SnapshotTooLarge e) {
-            rejected.increment();
-            log.error("refusing a rules snapshot: {}; still enforcing {}", e.getMessage(), inForce());
+            rejected.get(Refusal.TOO_LARGE).increment();
+            if (!wasTooLarge) {
+                // it comes back every poll until rules-service's snapshot shrinks: said once, counted every time
+                log.error("refusing rules answers: {}; still enforcing {}", e.getMessage(), inForce());
+            }
+            wasTooLarge = true;
             throw e;
         }
+        if (wasTooLarge) {
+            log.info("rules answers are small enough to read again");
+            wasTooLarge = false;
+        }
         handle(answer, since);
+        lastPolled.set(System.nanoTime());
     }
 
     private void handle(RulesFeed.Answer answer, OptionalLong since) throws IOException {
@@ -195,9 +258,9 @@ public final class RulesWatcher implements AutoCloseable {
             snapshot = DeltaMerge.apply(held, json.readValue(body, RuleChanges.class), clock.instant());
         } catch (JacksonException e) {
             // e.g. a rule without its algorithm's numbers: refused and counted as one that fails validation
-            throw refused(e.getOriginalMessage(), e);
+            throw refused(Refusal.UNREADABLE, e.getOriginalMessage(), e);
         } catch (DeltaMerge.Mismatch e) {
-            throw refused(e.getMessage(), e);
+            throw refused(Refusal.DELTA_MISMATCH, e.getMessage(), e);
         }
         if (since.isPresent() && snapshot.revision() == since.getAsLong()) {
             return;
@@ -207,11 +270,11 @@ public final class RulesWatcher implements AutoCloseable {
             throw new IOException("refused rules revision " + snapshot.revision());
         }
         resync = false;
-        save(json.writeValueAsBytes(snapshot));
+        save(snapshot);
     }
 
-    private IOException refused(String why, RuntimeException cause) {
-        rejected.increment();
+    private IOException refused(Refusal reason, String why, RuntimeException cause) {
+        rejected.get(reason).increment();
         resync = true;
         log.error("refusing an unusable rules answer: {}; still enforcing {}", why, inForce());
         return new IOException("refused the watch answer: " + why, cause);
@@ -220,7 +283,7 @@ public final class RulesWatcher implements AutoCloseable {
     private boolean accept(RuleSnapshot snapshot, String what) {
         List<Violation> violations = validator.validate(snapshot);
         if (!violations.isEmpty()) {
-            rejected.increment();
+            rejected.get(Refusal.INVALID).increment();
             log.error("refusing rules {}: {}; still enforcing {}", what, violations, inForce());
             return false;
         }
@@ -237,24 +300,45 @@ public final class RulesWatcher implements AutoCloseable {
         return revision.isPresent() ? "rules revision " + revision.getAsLong() : "no rules";
     }
 
-    /** Written beside the target and moved over it, so a crash never leaves half a snapshot. */
-    private void save(byte[] body) {
+    /**
+     * Written beside the target and moved over it, so a crash never leaves half a snapshot; a write or move that
+     * fails takes its temporary file with it, else each revision that cannot be saved would leave one more behind,
+     * until the volume is full (review L3). Streamed to the file: a copy of the JSON in the heap would come on top of
+     * the body, the parsed answer and both rule books, at the moment the pod holds the most (review S1).
+     */
+    private void save(RuleSnapshot snapshot) {
         Path file = settings.snapshotFile();
         if (file == null) {
             return;
         }
+        Path temp = null;
         try {
             Path dir = file.toAbsolutePath().getParent();
             Files.createDirectories(dir);
-            Path temp = Files.createTempFile(dir, ".rules-", ".tmp");
-            Files.write(temp, body);
+            temp = Files.createTempFile(dir, ".rules-", ".tmp");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 64 << 10)) {
+                json.writeValue(out, snapshot);
+            }
             try {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
             }
-        } catch (IOException e) {
+            temp = null;
+        } catch (IOException | JacksonException e) {
             log.warn("could not save the rules snapshot to {}: {}", file, e.getMessage());
+        } finally {
+            if (temp != null) {
+                deleteQuietly(temp);
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path temp) {
+        try {
+            Files.deleteIfExists(temp);
+        } catch (IOException e) {
+            log.warn("could not delete the unsaved rules snapshot {}: {}", temp, e.getMessage());
         }
     }
 

@@ -3,6 +3,8 @@ package dev.tollgate.check.rules;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.wire.WireFormat;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,7 +73,7 @@ class DeltaFeedIT {
             assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("refused rules revision 3");
             assertThat(rules.revision()).as("refused whole: the rules in force stay").hasValue(2);
             assertThat(rules.find("public-api", "rule-b", "acct_1")).isNotNull();
-            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(1);
+            assertThat(rejected(registry, "invalid")).isEqualTo(1);
             assertThat(json.readValue(Files.readAllBytes(saved), RuleSnapshot.class).revision()).isEqualTo(2);
 
             // next, the pod asks for a whole snapshot; a delta from another revision is refused too
@@ -80,13 +82,15 @@ class DeltaFeedIT {
             assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("holds revision 2");
             assertThat(feed.lastQuery()).isEqualTo("region=eu-west");
             assertThat(rules.revision()).hasValue(2);
-            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(2);
+            assertThat(rejected(registry, "delta_mismatch")).isEqualTo(1);
 
             // not a delta at all: no revision to apply it to
             feed.publish(5, """
                     {"kind": "delta", "revision": 5, "region": "eu-west"}""");
             assertThatThrownBy(watcher::pollOnce).isInstanceOf(IOException.class).hasMessageContaining("refused the watch answer");
-            assertThat(registry.counter("tollgate.rules.snapshots.rejected").count()).isEqualTo(3);
+            assertThat(rejected(registry, "unreadable")).isEqualTo(1);
+            assertThat(registry.get("tollgate.rules.snapshots.rejected").counters()).as("each refusal counted once, by its reason")
+                    .extracting(Counter::count).containsExactlyInAnyOrder(1.0, 1.0, 1.0, 0.0);
             assertThat(rules.revision()).hasValue(2);
 
             feed.publish(6, """
@@ -96,6 +100,10 @@ class DeltaFeedIT {
             assertThat(rules.find("public-api", "rule-b", "acct_1")).isNull();
             watcher.close();
         }
+    }
+
+    private static double rejected(MeterRegistry registry, String reason) {
+        return registry.get("tollgate.rules.snapshots.rejected").tag("reason", reason).counter().count();
     }
 
     private static String rule(String id) {

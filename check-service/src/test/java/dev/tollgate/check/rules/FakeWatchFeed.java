@@ -28,6 +28,7 @@ public final class FakeWatchFeed implements AutoCloseable {
     private volatile String requiredToken;
     private volatile boolean gzipped;
     private volatile boolean plain;
+    private volatile boolean chunked;
 
     public FakeWatchFeed() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -61,6 +62,11 @@ public final class FakeWatchFeed implements AutoCloseable {
     /** From now on sends snapshots uncompressed, whatever the pod accepts. */
     void sendPlain() {
         plain = true;
+    }
+
+    /** From now on sends bodies chunked, without a Content-Length, as a proxy that re-chunks them may. */
+    void sendChunked() {
+        chunked = true;
     }
 
     /** From now on answers 401, as rules-service does for an expired or wrong token, unless shown this one. */
@@ -100,7 +106,7 @@ public final class FakeWatchFeed implements AutoCloseable {
             exchange.getResponseHeaders().add("Content-Encoding", "gzip");
             gzipped = true;
         }
-        exchange.sendResponseHeaders(200, body.length);
+        exchange.sendResponseHeaders(200, chunked ? 0 : body.length);
         exchange.getResponseBody().write(body);
         exchange.close();
     }

@@ -43,9 +43,22 @@ class RulesFeedIT {
     }
 
     @Test
+    void refusesABodyThatDeclaresMoreThanTheLimitBeforeReadingIt() throws Exception {
+        try (FakeWatchFeed feed = new FakeWatchFeed()) {
+            feed.sendPlain();
+            feed.publish(1, SNAPSHOT.replace("\"rules\"", " ".repeat(4096) + "\"rules\""));
+            RulesFeed transport = feed(feed.url(), WatchToken.NONE, 1024, RestClient.builder());
+            assertThatThrownBy(() -> transport.poll(OptionalLong.empty(), "us-east"))
+                    .isInstanceOf(RulesFeed.SnapshotTooLarge.class).hasMessageContaining("declares 4").hasMessageContaining("1024 bytes");
+        }
+    }
+
+    @Test
     void refusesABodyOverTheLimitAsSent() throws Exception {
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
             feed.sendPlain();
+            // no Content-Length to go by: counted as it is read
+            feed.sendChunked();
             feed.publish(1, SNAPSHOT.replace("\"rules\"", " ".repeat(4096) + "\"rules\""));
             RulesFeed transport = feed(feed.url(), WatchToken.NONE, 1024, RestClient.builder());
             assertThatThrownBy(() -> transport.poll(OptionalLong.empty(), "us-east"))

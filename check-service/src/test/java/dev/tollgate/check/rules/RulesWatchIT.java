@@ -81,7 +81,7 @@ class RulesWatchIT {
 
                 feed.publish(2, RATE_ZERO);
                 MeterRegistry registry = pod.getBean(MeterRegistry.class);
-                await().atMost(Duration.ofSeconds(5)).until(() -> registry.counter("tollgate.rules.snapshots.rejected").count() >= 1);
+                await().atMost(Duration.ofSeconds(5)).until(() -> rejected(registry, "invalid") >= 1);
                 assertThat(registry.get("tollgate.rules.revision").gauge().value()).isEqualTo(1);
                 // still the last good rule: known, and its bucket still empty
                 check(http, key).jsonPath("$.entries[0].unknown_rule").doesNotExist().jsonPath("$.verdict").isEqualTo("deny");
@@ -163,7 +163,7 @@ class RulesWatchIT {
 
                 feed.publish(2, namesNoRule);
                 MeterRegistry registry = pod.getBean(MeterRegistry.class);
-                await().atMost(Duration.ofSeconds(5)).until(() -> registry.counter("tollgate.rules.snapshots.rejected").count() >= 1);
+                await().atMost(Duration.ofSeconds(5)).until(() -> rejected(registry, "invalid") >= 1);
                 // the last good mapping stays: the second call empties the bucket of 2
                 RateLimitResponse second = rls.withDeadlineAfter(5, TimeUnit.SECONDS).shouldRateLimit(request);
                 assertThat(second.getStatuses(0).getCurrentLimit().getName()).isEqualTo("feed-rule");
@@ -209,6 +209,10 @@ class RulesWatchIT {
         http.post().uri("/v1/ratelimit:check").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"feed-rule\",\"key\":\"" + key + "\"}]}")
                 .exchange().expectStatus().isEqualTo(503).expectBody().jsonPath("$.code").isEqualTo("rules_unavailable");
+    }
+
+    private static double rejected(MeterRegistry registry, String reason) {
+        return registry.get("tollgate.rules.snapshots.rejected").tag("reason", reason).counter().count();
     }
 
     private static int closedPort() throws IOException {
