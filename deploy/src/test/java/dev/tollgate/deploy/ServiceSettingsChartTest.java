@@ -41,13 +41,13 @@ class ServiceSettingsChartTest {
             "budget-rebalancer, tollgate-budget-rebalancer"})
     void passesEveryDocumentedPropertyAsAnEnvironmentVariable(String service, String deployment) {
         // a second release turns on what the region files leave off: a static rules file, the check ports' token, and
-        // settings whose default is empty (a check deadline, the feed's SSL bundle)
+        // settings whose default is empty (a check deadline, the feed's and the gRPC port's SSL bundles)
         Set<String> env = new HashSet<>(variables(TollgateChart.render("eu-west"), deployment, service));
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of(
                 "rules", Map.of("watch", false, "static", "rules: []"),
                 "access", Map.of("tokenSecret", "gateway-tokens"))),
                 Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"),
-                        "rules", Map.of("sslBundle", "rules-feed"))))), deployment, service));
+                        "rules", Map.of("sslBundle", "rules-feed"), "grpc", Map.of("sslBundle", "rls"))))), deployment, service));
         // and a third has the pods obtain their watch token by client credentials
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of("rules", Map.of("tokenSecret", "",
                 "clientCredentials", Map.of("enabled", true, "tokenUri", "https://idp.example/token", "clientId", "tollgate-pods",
