@@ -1,5 +1,6 @@
 package dev.tollgate.rules;
 
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -25,7 +26,8 @@ import java.util.stream.Stream;
 /**
  * Debian's headless Chromium driven by its chromedriver, for the console's end-to-end tests. Never
  * downloads a browser or a driver (Selenium Manager is not asked): without the two packages the tests
- * are skipped, and say so loudly.
+ * are skipped, and say so loudly; under {@code CI=true} they fail instead, since {@code .ci/run} installs
+ * both and a green run with nothing run hid that the console was untested.
  */
 final class Browser implements AutoCloseable {
 
@@ -53,19 +55,38 @@ final class Browser implements AutoCloseable {
                 .usingDriverExecutable(CHROMEDRIVER.toFile())
                 .usingAnyFreePort()
                 .build();
-        this.driver = new ChromeDriver(service, options);
+        try {
+            this.driver = new ChromeDriver(service, options);
+        } catch (WebDriverException e) {
+            deleteProfile();
+            throw new IllegalStateException("could not start " + CHROMIUM + " through " + CHROMEDRIVER
+                    + " (both must be of one version, as Debian's packages are: apt-get install -y chromium chromium-driver)", e);
+        }
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(60));
     }
 
-    /** Skips the calling tests, loudly, when Chromium or chromedriver is not installed. */
+    /**
+     * Skips the calling tests, loudly, when Chromium or chromedriver is not installed; fails them under
+     * {@code CI=true}, where {@code .ci/run} has installed both, so a missing browser is a red run.
+     */
     static void assumeInstalled() {
         boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-        if (!installed) {
-            String message = "SKIPPED: the console's browser tests need Debian's chromium and chromium-driver ("
-                    + CHROMIUM + ", " + CHROMEDRIVER + "): apt-get install -y chromium chromium-driver";
-            System.err.println("\n*** " + message + " ***\n");
-            Assumptions.assumeTrue(false, message);
+        if (installed) {
+            return;
         }
+        String needed = "the console's browser tests need Debian's chromium and chromium-driver ("
+                + CHROMIUM + ", " + CHROMEDRIVER + "): apt-get install -y chromium chromium-driver";
+        if (inCi()) {
+            Assertions.fail("CI=true, and " + needed + " (.ci/run installs them as root or with sudo)");
+        }
+        String message = "SKIPPED: " + needed;
+        System.err.println("\n*** " + message + " ***\n");
+        Assumptions.assumeTrue(false, message);
+    }
+
+    /** CI services set {@code CI=true}; the project's CI runs {@code .ci/run} with it. */
+    static boolean inCi() {
+        return "true".equalsIgnoreCase(System.getenv("CI"));
     }
 
     static Browser open(String base) {
@@ -144,11 +165,15 @@ final class Browser implements AutoCloseable {
         try {
             driver.quit();
         } finally {
-            try (Stream<Path> files = Files.walk(profile)) {
-                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            } catch (IOException ignored) {
-                // a temporary profile left behind is harmless
-            }
+            deleteProfile();
+        }
+    }
+
+    private void deleteProfile() {
+        try (Stream<Path> files = Files.walk(profile)) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary profile left behind is harmless
         }
     }
 }

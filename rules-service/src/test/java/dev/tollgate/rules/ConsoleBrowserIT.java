@@ -22,6 +22,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -248,6 +250,33 @@ class ConsoleBrowserIT extends ServiceTestBase {
         assertThat(admin.get("/v1/overrides?account_id=" + KEY).json()).singleElement()
                 .satisfies(o -> assertThat(o.get("reason").asString()).isEqualTo("with the page's token"));
         admin.delete("/v1/overrides/" + KEY + "/growth-global?reason=test%20done");
+    }
+
+    @Test
+    @Order(7)
+    void aTokenSessionEndsAtTheTokensExpiryAndSignsInAgainAsWithNoSession() throws Exception {
+        Instant expiry = clock.instant().plus(Duration.ofMinutes(2));
+        browser.signIn(TestTokens.expiringAt(expiry, "alice", TestTokens.ADMIN, TestTokens.READ));
+        browser.go("/console/key?key=" + KEY);
+        Cookie session = browser.driver().manage().getCookieNamed("JSESSIONID");
+
+        clock.advance(Duration.between(clock.instant(), expiry).minusSeconds(30));
+        browser.go("/console/rules");
+        assertThat(browser.driver().getCurrentUrl()).as("30 s before the token's exp: still signed in").endsWith("/console/rules");
+
+        clock.advance(Duration.between(clock.instant(), expiry));
+        browser.go("/console/rules");
+        assertThat(browser.driver().getCurrentUrl()).as("at the token's exp: the sign-in page").endsWith("/console/login");
+        assertThat(browser.driver().findElements(By.cssSelector("header .who"))).isEmpty();
+        HttpResponse<String> replayed = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/console/rules")).header("Cookie", session.getName() + "=" + session.getValue()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(replayed.statusCode()).as("the expired session's cookie").isEqualTo(302);
+        assertThat(replayed.headers().firstValue("Location").orElseThrow()).endsWith("/console/login");
+
+        // a token that is still valid signs in again, as with no session at all
+        browser.signIn(TestTokens.expiringAt(clock.instant().plus(Duration.ofMinutes(5)), "alice", TestTokens.READ));
+        assertThat(browser.find("header .who").getText()).contains("alice").contains("read-only");
     }
 
     private HttpResponse<String> post(String path, Cookie session, String csrf, String form) throws Exception {

@@ -53,6 +53,8 @@ class ConsoleSignInIT extends ServiceTestBase {
 
     @Test
     void signsInThroughTheIssuerWithPkceAndGetsTheScopesItGrants() {
+        // signed out whichever test ran before: the methods have no set order
+        browser.driver().manage().deleteAllCookies();
         TestTokens.SignIns.signInAs("sam", TestTokens.READ);
         browser.go("/console/rules");
         assertThat(browser.driver().findElements(By.id("token-sign-in"))).as("no token form outside the dev profile").isEmpty();

@@ -103,6 +103,11 @@ final class TestTokens {
         return token(subject, ADMIN, READ, WATCH);
     }
 
+    /** A valid token for {@code subject} whose {@code exp} is {@code expiry}. */
+    static String expiringAt(Instant expiry, String subject, String... scopes) {
+        return sign(TRUSTED.getPrivate(), ISSUER, List.of(AUDIENCE), subject, expiry, scopes);
+    }
+
     static String expired(String subject, String... scopes) {
         return sign(TRUSTED.getPrivate(), ISSUER, List.of(AUDIENCE), subject, Instant.now().minus(Duration.ofMinutes(5)), scopes);
     }

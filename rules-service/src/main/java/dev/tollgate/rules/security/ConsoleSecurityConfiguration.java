@@ -16,6 +16,9 @@ import org.springframework.security.oauth2.client.web.DefaultOAuth2Authorization
 import org.springframework.security.oauth2.client.web.OAuth2AuthorizationRequestCustomizers;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.LoginUrlAuthenticationEntryPoint;
+import org.springframework.security.web.context.SecurityContextHolderFilter;
+
+import java.time.Clock;
 
 /**
  * The support console's own filter chain, before the API's ({@link SecurityConfiguration}, which stays
@@ -27,7 +30,7 @@ import org.springframework.security.web.authentication.LoginUrlAuthenticationEnt
  * registration is configured ({@code spring.security.oauth2.client.registration.<id>.*}); the scopes the
  * issuer grants become the authorities, as a JWT's do. And, in the {@code dev} profile or with
  * {@code tollgate.console.token-sign-in=true}, a form that takes a token the API would take (the dev
- * token, or a JWT).
+ * token, or a JWT, whose session {@link TokenSessionExpiry} ends at its {@code exp}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ConsoleSignIn.Properties.class)
@@ -39,7 +42,8 @@ class ConsoleSecurityConfiguration {
     @Bean
     @Order(1)
     SecurityFilterChain console(HttpSecurity http, ObjectProvider<ClientRegistrationRepository> registrations,
-                                AuthenticationManagerResolver<HttpServletRequest> bearerTokens, ConsoleSignIn signIn) throws Exception {
+                                AuthenticationManagerResolver<HttpServletRequest> bearerTokens, ConsoleSignIn signIn,
+                                Clock clock) throws Exception {
         http.securityMatcher("/console/**")
                 .authorizeHttpRequests(requests -> requests
                         // the denied page is where a refused request is forwarded to, whatever its method
@@ -70,6 +74,7 @@ class ConsoleSecurityConfiguration {
         }
         if (signIn.token()) {
             http.authenticationProvider(new TokenSignIn(bearerTokens))
+                    .addFilterAfter(new TokenSessionExpiry(clock), SecurityContextHolderFilter.class)
                     .formLogin(form -> form
                             .loginPage(LOGIN)
                             .loginProcessingUrl(LOGIN)

@@ -7,14 +7,18 @@ import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.oauth2.server.resource.authentication.AbstractOAuth2TokenAuthenticationToken;
 import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
+import java.time.Instant;
+
 /**
  * The console's token form: the token is checked exactly as the API checks a bearer token (the dev
- * token, or a JWT of the configured issuer and audience), and the session gets its subject and scopes.
- * The session keeps them past a JWT's expiry, for as long as the session lasts, as an OAuth2 login's would.
+ * token, or a JWT of the configured issuer and audience), and the session gets its subject and scopes
+ * until a JWT's {@code exp}, when {@link TokenSessionExpiry} ends it: a token handed out for minutes must
+ * not buy a session of hours.
  */
 final class TokenSignIn implements AuthenticationProvider {
 
@@ -40,7 +44,8 @@ final class TokenSignIn implements AuthenticationProvider {
         if (checked == null || !checked.isAuthenticated()) {
             throw new BadCredentialsException("the token is not valid here");
         }
-        return UsernamePasswordAuthenticationToken.authenticated(checked.getName(), null, checked.getAuthorities());
+        Instant expiresAt = checked instanceof AbstractOAuth2TokenAuthenticationToken<?> jwt ? jwt.getToken().getExpiresAt() : null;
+        return new TokenSession(checked.getName(), checked.getAuthorities(), expiresAt);
     }
 
     @Override
