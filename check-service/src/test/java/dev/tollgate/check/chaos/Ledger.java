@@ -42,8 +42,9 @@ final class Ledger {
      * @param slack         what the box may add on top: the client's and the server's scheduling, GC pauses
      * @param clientTimeout when the client stops waiting: an answer later than this is a hang
      * @param recovery      how long after a fault clears its limits may still answer by their fail mode
+     * @param stall         the shortest stall of the JVM counted as the box's (see {@link BoxStalls})
      */
-    record Limits(Duration deadline, Duration slack, Duration clientTimeout, Duration recovery) {
+    record Limits(Duration deadline, Duration slack, Duration clientTimeout, Duration recovery, Duration stall) {
 
         Duration answerBudget() {
             return deadline.plus(slack);
@@ -265,7 +266,7 @@ final class Ledger {
         }
         List<Fault> stalls = faults.stream().filter(f -> !f.injected()).toList();
         lines.add(String.format("CHAOS %s | box stalls of %d ms or more (GC, starved CPU; their fail-mode answers are excused): %d%s",
-                scenario, BoxStalls.THRESHOLD.toMillis(), stalls.size(), stalls.isEmpty() ? ""
+                scenario, limits.stall().toMillis(), stalls.size(), stalls.isEmpty() ? ""
                         : ", longest " + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).max().orElse(0) + " ms, "
                         + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).sum() + " ms in all"));
         lines.add(String.format("CHAOS %s | whole run (%.1f s): %s%s",

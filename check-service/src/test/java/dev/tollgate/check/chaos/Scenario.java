@@ -26,31 +26,43 @@ import static org.assertj.core.api.Assertions.fail;
  */
 final class Scenario implements AutoCloseable {
 
-    /**
-     * The deadline is the pods' {@code tollgate.check.deadline}; the slack what a loaded 2-core box adds to it
-     * (the client's and the pods' scheduling in one JVM, GC); the client gives up at 3 s, which is a hang; limits
-     * answer from the store again within 2 s of a fault clearing (issue 11).
-     */
-    static final Ledger.Limits LIMITS = new Ledger.Limits(Pods.DEADLINE, Duration.ofMillis(750), Duration.ofSeconds(3), Duration.ofSeconds(2));
+    /** Limits answer from the store again within 2 s of a fault clearing (issue 11). */
+    static final Duration RECOVERY = Duration.ofSeconds(2);
 
     private final String name;
+    private final Pods.Timing timing;
     private final ChaosRules rules = ChaosRules.load();
     private final Targets targets;
     private final Ledger ledger;
     /** Threads older than the scenario: evidence shows only its own pods' threads. */
     private final Set<Long> olderThreads = Evidence.threadIds();
-    private final BoxStalls stalls = new BoxStalls();
+    private final BoxStalls stalls;
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private final HttpClient probe = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
     private RedisCluster cluster;
     private Pods pods;
     private Load load;
 
+    /** A scenario at the dev stack's timing ({@link Pods.Timing#DEV}). */
     Scenario(String name) {
+        this(name, Pods.Timing.DEV);
+    }
+
+    Scenario(String name, Pods.Timing timing) {
         this.name = name;
+        this.timing = timing;
         // three ordinary and one hot key per shard, every rule on each
         this.targets = Targets.spread(rules, name, 3, 1, 6);
-        this.ledger = new Ledger(name, LIMITS);
+        this.ledger = new Ledger(name, limits(timing));
+        this.stalls = new BoxStalls(timing.stallThreshold());
+    }
+
+    /**
+     * The deadline is the pods'; the slack what a loaded 2-core box adds to it (the client's and the pods'
+     * scheduling in one JVM, GC); the client gives up at 3 s, which is a hang.
+     */
+    static Ledger.Limits limits(Pods.Timing timing) {
+        return new Ledger.Limits(timing.deadline(), Duration.ofMillis(750), Duration.ofSeconds(3), RECOVERY, timing.stallThreshold());
     }
 
     String name() {
@@ -79,7 +91,7 @@ final class Scenario implements AutoCloseable {
     }
 
     Pods startPods(Pods.Config config) {
-        pods = Pods.start(name, config);
+        pods = Pods.start(name, timing, config);
         return pods;
     }
 
