@@ -45,10 +45,19 @@ final class Pods implements AutoCloseable {
 
         /**
          * Production's: what a frozen shard costs a check there, and what the command timer's tick must honour (edge
-         * review H3). A stall long enough for the deadline to race the timeout, {@code deadline - timeout}, is the
-         * one the box is blamed for.
+         * review H3). The box's ordinary scheduling delays outlast 5 ms now and then, on any shard; the pods count
+         * those calls themselves (see {@link ShardFailures}). What they cannot count is a stall long enough for the
+         * deadline to race the timeout, {@code deadline - timeout}: that is the stall the box is blamed for.
          */
         static final Timing PRODUCTION = new Timing("production", Duration.ofMillis(5), Duration.ofMillis(25), Duration.ofMillis(20));
+
+        /**
+         * Whether a stall too short for {@link BoxStalls} to count can outlast the store timeout on a healthy shard:
+         * then only the pods know of the calls it timed out, and the scenario asks them ({@link ShardFailures}).
+         */
+        boolean podsCountTheBoxsTimeouts() {
+            return commandTimeout.compareTo(stallThreshold) < 0;
+        }
 
         @Override
         public String toString() {

@@ -13,7 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -42,6 +44,7 @@ final class Scenario implements AutoCloseable {
     private RedisCluster cluster;
     private Pods pods;
     private Load load;
+    private ShardFailures shardFailures;
 
     /** A scenario at the dev stack's timing ({@link Pods.Timing#DEV}). */
     Scenario(String name) {
@@ -123,14 +126,39 @@ final class Scenario implements AutoCloseable {
     }
 
     void startLoad(Load.Shape shape) {
-        load = Load.start(pods, targets, ledger, shape);
+        startLoad(shape, targets);
     }
 
-    /** Stops the load, once every request is answered or given up on; the box's stalls go in the ledger. */
+    /**
+     * Load of some of the scenario's targets only. Where the timing lets the box time out calls to healthy shards,
+     * the pods' count of failed store calls is watched from now on (see {@link #stopLoad()}).
+     */
+    void startLoad(Load.Shape shape, Targets some) {
+        if (timing.podsCountTheBoxsTimeouts()) {
+            shardFailures = ShardFailures.watch(pods, cluster.primaries());
+        }
+        load = Load.start(pods, some, ledger, shape);
+    }
+
+    /**
+     * Stops the load, once every request is answered or given up on. The box's stalls go in the ledger, and so
+     * does every store call that the pods counted as failed on a shard no injected fault hit: at a timeout within
+     * the box's scheduling noise, that call's fail-mode answer is the box's, like a stall's.
+     */
     void stopLoad() {
         load.stop();
         stalls.close();
         stalls.stalls().forEach(ledger::boxStall);
+        if (shardFailures != null) {
+            shardFailures.close();
+            Map<String, Set<String>> keysByShard = new HashMap<>();
+            for (ShardFailures.Failure failure : shardFailures.failures()) {
+                Set<String> keys = keysByShard.computeIfAbsent(failure.shard(), shard -> keysOn(shardFailures.node(shard)));
+                if (ledger.faults().stream().noneMatch(fault -> fault.injected() && keys.stream().anyMatch(key -> fault.hits(key)))) {
+                    ledger.slowCall(failure, keys);
+                }
+            }
+        }
     }
 
     /** The keys (of the scenario's targets) whose slots {@code primary} owns now. */
