@@ -72,6 +72,10 @@ final class Scenario implements AutoCloseable {
         return name;
     }
 
+    ChaosRules rules() {
+        return rules;
+    }
+
     Ledger ledger() {
         return ledger;
     }
