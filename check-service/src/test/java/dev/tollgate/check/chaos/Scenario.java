@@ -165,6 +165,11 @@ final class Scenario implements AutoCloseable {
         }
     }
 
+    /** The store calls the pods counted as failed during the load, where the timing has them watched (else none). */
+    List<ShardFailures.Failure> shardFailures() {
+        return shardFailures == null ? List.of() : shardFailures.failures();
+    }
+
     /** The keys (of the scenario's targets) whose slots {@code primary} owns now. */
     Set<String> keysOn(Node primary) {
         return targets.keys().stream()
