@@ -1,5 +1,11 @@
 package dev.tollgate.check.chaos;
 
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.http.HttpResponse;
+
 /**
  * What one request got, as the client saw it. Every request the load sends ends as exactly one answer, including
  * those that got none ({@link Kind#CLIENT_TIMEOUT}) or whose connection failed ({@link Kind#FAILED}).
@@ -18,6 +24,41 @@ record Answer(Target target, int pod, long sentNanos, long sentWallMs, long late
               String verdict, String fallback, boolean unknownRule, String code, String error) {
 
     enum Kind { ANSWERED, CLIENT_TIMEOUT, FAILED }
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** The answer a check got, read from its response as it arrives: its latency ends now. */
+    static Answer of(Target target, int pod, long sentNanos, long sentWall, HttpResponse<String> response) {
+        long latency = System.nanoTime() - sentNanos;
+        int status = response.statusCode();
+        String verdict = null;
+        String fallback = null;
+        String code = null;
+        boolean unknown = false;
+        try {
+            JsonNode body = JSON.readTree(response.body());
+            if (status == 200) {
+                JsonNode entry = body.path("entries").path(0);
+                verdict = entry.path("verdict").stringValue(null);
+                fallback = entry.path("fallback").stringValue(null);
+                unknown = entry.path("unknown_rule").booleanValue(false);
+            } else {
+                code = body.path("code").stringValue(null);
+            }
+        } catch (JacksonException e) {
+            code = "unreadable body: " + abbreviate(response.body());
+        }
+        return new Answer(target, pod, sentNanos, sentWall, latency, Kind.ANSWERED, status, verdict, fallback, unknown, code, null);
+    }
+
+    /** A check that got no answer: the client gave up now, or its connection failed. */
+    static Answer none(Target target, int pod, long sentNanos, long sentWall, Kind kind, Throwable error) {
+        return new Answer(target, pod, sentNanos, sentWall, System.nanoTime() - sentNanos, kind, 0, null, null, false, null, error.toString());
+    }
+
+    private static String abbreviate(String text) {
+        return text == null ? "null" : text.length() > 120 ? text.substring(0, 120) + "..." : text;
+    }
 
     boolean answered() {
         return kind == Kind.ANSWERED;

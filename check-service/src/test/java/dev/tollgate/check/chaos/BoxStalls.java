@@ -14,8 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class BoxStalls implements AutoCloseable {
 
-    /** A stall as long as half the command timeout can push a call in flight past it. */
-    static final Duration THRESHOLD = Pods.COMMAND_TIMEOUT.dividedBy(2);
     private static final long TICK_MS = 5;
 
     record Stall(long startNanos, long endNanos) {
@@ -25,11 +23,17 @@ final class BoxStalls implements AutoCloseable {
         }
     }
 
+    private final Duration threshold;
     private final List<Stall> stalls = new CopyOnWriteArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
 
-    BoxStalls() {
+    /** @param threshold the shortest stall counted (see {@link Pods.Timing#stallThreshold()}); above the watch's tick */
+    BoxStalls(Duration threshold) {
+        if (threshold.toMillis() <= 2 * TICK_MS) {
+            throw new IllegalArgumentException("a stall of " + threshold.toMillis() + " ms is within the watch's " + TICK_MS + " ms sleep and its wake-up");
+        }
+        this.threshold = threshold;
         thread = new Thread(this::watch, "chaos-stall-watch");
         thread.setDaemon(true);
         thread.setPriority(Thread.MAX_PRIORITY);
@@ -37,7 +41,7 @@ final class BoxStalls implements AutoCloseable {
     }
 
     private void watch() {
-        long threshold = THRESHOLD.toNanos();
+        long thresholdNanos = threshold.toNanos();
         long before = System.nanoTime();
         while (running) {
             try {
@@ -46,7 +50,7 @@ final class BoxStalls implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
-            if (now - before > threshold) {
+            if (now - before > thresholdNanos) {
                 stalls.add(new Stall(before, now));
             }
             before = now;

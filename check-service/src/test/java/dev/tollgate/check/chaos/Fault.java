@@ -9,8 +9,12 @@ import java.util.Set;
  */
 final class Fault {
 
-    /** Done by the scenario, or suffered by the box the suite runs on (see {@link BoxStalls}). */
-    enum Origin { INJECTED, BOX }
+    /**
+     * Done by the scenario, or suffered by the box the suite runs on: a stall of the whole JVM (see {@link BoxStalls}),
+     * or one store call to a shard no injected fault hits that outlasted a timeout within the box's scheduling noise
+     * (see {@link ShardFailures}).
+     */
+    enum Origin { INJECTED, STALL, SLOW_CALL }
 
     private final String name;
     private final Origin origin;
@@ -35,11 +39,20 @@ final class Fault {
     }
 
     boolean hits(Target target) {
-        return keys == null || keys.contains(target.key());
+        return hits(target.key());
+    }
+
+    boolean hits(String key) {
+        return keys == null || keys.contains(key);
     }
 
     boolean injected() {
         return origin == Origin.INJECTED;
+    }
+
+    /** The JVM did not run: every request in flight was delayed by it. */
+    boolean stall() {
+        return origin == Origin.STALL;
     }
 
     boolean everywhere() {

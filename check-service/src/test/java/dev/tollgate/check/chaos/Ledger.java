@@ -42,8 +42,9 @@ final class Ledger {
      * @param slack         what the box may add on top: the client's and the server's scheduling, GC pauses
      * @param clientTimeout when the client stops waiting: an answer later than this is a hang
      * @param recovery      how long after a fault clears its limits may still answer by their fail mode
+     * @param stall         the shortest stall of the JVM counted as the box's (see {@link BoxStalls})
      */
-    record Limits(Duration deadline, Duration slack, Duration clientTimeout, Duration recovery) {
+    record Limits(Duration deadline, Duration slack, Duration clientTimeout, Duration recovery, Duration stall) {
 
         Duration answerBudget() {
             return deadline.plus(slack);
@@ -119,8 +120,20 @@ final class Ledger {
 
     /** A stall of the whole JVM the pods run in: every shard's calls in flight may time out (see {@link BoxStalls}). */
     void boxStall(BoxStalls.Stall stall) {
-        Fault fault = new Fault("box stall of " + stall.millis() + " ms", Fault.Origin.BOX, null, stall.startNanos());
+        Fault fault = new Fault("box stall of " + stall.millis() + " ms", Fault.Origin.STALL, null, stall.startNanos());
         fault.clearedAt(stall.endNanos());
+        faults.add(fault);
+    }
+
+    /**
+     * A store call to a shard no injected fault hits that a pod counted as failed, at a timeout the box's scheduling
+     * alone can outlast (see {@link ShardFailures}): the limits of that shard's keys may answer by their fail mode
+     * around it, as around a stall.
+     */
+    void slowCall(ShardFailures.Failure failure, Set<String> shardKeys) {
+        Fault fault = new Fault(String.format("pod %d's call to %s failed after %.1f ms", failure.pod(), failure.shard(), failure.elapsedNanos() / 1e6),
+                Fault.Origin.SLOW_CALL, shardKeys, failure.startNanos());
+        fault.clearedAt(failure.endNanos());
         faults.add(fault);
     }
 
@@ -136,9 +149,9 @@ final class Ledger {
         return faults.stream().anyMatch(fault -> excusedBy(answer, fault));
     }
 
-    private boolean excusedBy(Answer answer, Fault stall) {
-        return !stall.injected() && answer.sentNanos() >= stall.startNanos() - limits.deadline().toNanos()
-                && answer.sentNanos() <= stall.clearedNanos() + limits.recovery().toNanos();
+    private boolean excusedBy(Answer answer, Fault box) {
+        return !box.injected() && box.hits(answer.target()) && answer.sentNanos() >= box.startNanos() - limits.deadline().toNanos()
+                && answer.sentNanos() <= box.clearedNanos() + limits.recovery().toNanos();
     }
 
     // ---- the invariants
@@ -162,7 +175,7 @@ final class Ledger {
     private long stalledDuring(Answer answer) {
         long stalled = 0;
         for (Fault fault : faults) {
-            if (!fault.injected()) {
+            if (fault.stall()) {
                 stalled += Math.max(0, Math.min(fault.clearedNanos(), answer.answeredNanos()) - Math.max(fault.startNanos(), answer.sentNanos()));
             }
         }
@@ -263,11 +276,17 @@ final class Ledger {
                     fault.isCleared() ? String.format("%.1f s", (fault.clearedNanos() - fault.startNanos()) / 1e9) : "never",
                     traffic(during), bounded ? " | admitted vs bound on its limits: " + admitted(hit) : "", recovery.figure()));
         }
-        List<Fault> stalls = faults.stream().filter(f -> !f.injected()).toList();
+        List<Fault> stalls = faults.stream().filter(Fault::stall).toList();
         lines.add(String.format("CHAOS %s | box stalls of %d ms or more (GC, starved CPU; their fail-mode answers are excused): %d%s",
-                scenario, BoxStalls.THRESHOLD.toMillis(), stalls.size(), stalls.isEmpty() ? ""
+                scenario, limits.stall().toMillis(), stalls.size(), stalls.isEmpty() ? ""
                         : ", longest " + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).max().orElse(0) + " ms, "
                         + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).sum() + " ms in all"));
+        List<Fault> slowCalls = faults.stream().filter(f -> !f.injected() && !f.stall()).toList();
+        if (!slowCalls.isEmpty()) {
+            lines.add(String.format("CHAOS %s | store calls to unfaulted shards that the pods counted as failed (the box's; their fail-mode answers are excused): %d, the longest: %s",
+                    scenario, slowCalls.size(), slowCalls.stream().sorted(Comparator.comparingLong((Fault f) -> f.startNanos() - f.clearedNanos()))
+                            .limit(3).map(Fault::name).collect(Collectors.joining("; "))));
+        }
         lines.add(String.format("CHAOS %s | whole run (%.1f s): %s%s",
                 scenario, (System.nanoTime() - originNanos) / 1e9, traffic(answers()), bounded ? " | admitted vs bound: " + admitted(bounds) : ""));
         return lines;

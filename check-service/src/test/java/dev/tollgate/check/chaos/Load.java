@@ -1,8 +1,5 @@
 package dev.tollgate.check.chaos;
 
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -48,7 +45,6 @@ final class Load implements AutoCloseable {
 
     /** The open loop never has more than this in flight: a pod that stops answering must not exhaust the client. */
     private static final int OPEN_IN_FLIGHT = 500;
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Pods pods;
     private final Targets targets;
@@ -154,13 +150,13 @@ final class Load implements AutoCloseable {
             long sentWall = System.currentTimeMillis();
             try {
                 HttpResponse<String> response = http.send(request(target, pod), HttpResponse.BodyHandlers.ofString());
-                ledger.record(answer(target, pod, sentNanos, sentWall, response));
+                ledger.record(Answer.of(target, pod, sentNanos, sentWall, response));
             } catch (HttpTimeoutException e) {
-                ledger.record(noAnswer(target, pod, sentNanos, sentWall, Answer.Kind.CLIENT_TIMEOUT, e));
+                ledger.record(Answer.none(target, pod, sentNanos, sentWall, Answer.Kind.CLIENT_TIMEOUT, e));
             } catch (IOException e) {
-                ledger.record(noAnswer(target, pod, sentNanos, sentWall, Answer.Kind.FAILED, e));
+                ledger.record(Answer.none(target, pod, sentNanos, sentWall, Answer.Kind.FAILED, e));
             } catch (InterruptedException e) {
-                ledger.record(noAnswer(target, pod, sentNanos, sentWall, Answer.Kind.FAILED, e));
+                ledger.record(Answer.none(target, pod, sentNanos, sentWall, Answer.Kind.FAILED, e));
                 Thread.currentThread().interrupt();
                 return;
             }
@@ -184,11 +180,11 @@ final class Load implements AutoCloseable {
         CompletableFuture<Void> call = http.sendAsync(request(target, pod), HttpResponse.BodyHandlers.ofString())
                 .handle((response, error) -> {
                     if (error == null) {
-                        ledger.record(answer(target, pod, sentNanos, sentWall, response));
+                        ledger.record(Answer.of(target, pod, sentNanos, sentWall, response));
                     } else {
                         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                         Answer.Kind kind = cause instanceof HttpTimeoutException ? Answer.Kind.CLIENT_TIMEOUT : Answer.Kind.FAILED;
-                        ledger.record(noAnswer(target, pod, sentNanos, sentWall, kind, cause));
+                        ledger.record(Answer.none(target, pod, sentNanos, sentWall, kind, cause));
                     }
                     openPermits.release();
                     return null;
@@ -203,37 +199,6 @@ final class Load implements AutoCloseable {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(target.body()))
                 .build();
-    }
-
-    private static Answer answer(Target target, int pod, long sentNanos, long sentWall, HttpResponse<String> response) {
-        long latency = System.nanoTime() - sentNanos;
-        int status = response.statusCode();
-        String verdict = null;
-        String fallback = null;
-        String code = null;
-        boolean unknown = false;
-        try {
-            JsonNode body = JSON.readTree(response.body());
-            if (status == 200) {
-                JsonNode entry = body.path("entries").path(0);
-                verdict = entry.path("verdict").stringValue(null);
-                fallback = entry.path("fallback").stringValue(null);
-                unknown = entry.path("unknown_rule").booleanValue(false);
-            } else {
-                code = body.path("code").stringValue(null);
-            }
-        } catch (JacksonException e) {
-            code = "unreadable body: " + abbreviate(response.body());
-        }
-        return new Answer(target, pod, sentNanos, sentWall, latency, Answer.Kind.ANSWERED, status, verdict, fallback, unknown, code, null);
-    }
-
-    private static Answer noAnswer(Target target, int pod, long sentNanos, long sentWall, Answer.Kind kind, Throwable error) {
-        return new Answer(target, pod, sentNanos, sentWall, System.nanoTime() - sentNanos, kind, 0, null, null, false, null, error.toString());
-    }
-
-    private static String abbreviate(String text) {
-        return text == null ? "null" : text.length() > 120 ? text.substring(0, 120) + "..." : text;
     }
 
     private static void pause(Duration duration) {

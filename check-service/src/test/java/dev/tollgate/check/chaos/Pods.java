@@ -1,6 +1,7 @@
 package dev.tollgate.check.chaos;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.limiter.pods.PodRegistry;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -27,10 +28,43 @@ import java.util.function.BooleanSupplier;
  */
 final class Pods implements AutoCloseable {
 
-    /** The pods' Redis command timeout: generous for a shared box, as the dev stack's (production: 5 ms). */
-    static final Duration COMMAND_TIMEOUT = Duration.ofMillis(100);
-    /** The per-check deadline (issue 11: "a verdict or a problem within a configured budget"). */
-    static final Duration DEADLINE = Duration.ofMillis(500);
+    /**
+     * The pods' Redis command timeout and the per-check deadline (issue 11: "a verdict or a problem within a
+     * configured budget"). The pods are given only the timeout: the deadline is the one check-service derives from
+     * it (five timeouts), as in production, and {@link #start} checks that it is this one.
+     *
+     * @param stallThreshold the shortest stall of the JVM that {@link BoxStalls} counts as the box's
+     */
+    record Timing(String name, Duration commandTimeout, Duration deadline, Duration stallThreshold) {
+
+        /**
+         * The dev stack's: a timeout 100 times a store call's time, so that on a loaded 2-core box only a fault
+         * makes a call outlast it. A stall of half the timeout can push a call in flight past it.
+         */
+        static final Timing DEV = new Timing("dev", Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofMillis(50));
+
+        /**
+         * Production's: what a frozen shard costs a check there, and what the command timer's tick must honour (edge
+         * review H3). The box's ordinary scheduling delays outlast 5 ms now and then, on any shard; the pods count
+         * those calls themselves (see {@link ShardFailures}). What they cannot count is a stall long enough for the
+         * deadline to race the timeout, {@code deadline - timeout}: that is the stall the box is blamed for.
+         */
+        static final Timing PRODUCTION = new Timing("production", Duration.ofMillis(5), Duration.ofMillis(25), Duration.ofMillis(20));
+
+        /**
+         * Whether a stall too short for {@link BoxStalls} to count can outlast the store timeout on a healthy shard:
+         * then only the pods know of the calls it timed out, and the scenario asks them ({@link ShardFailures}).
+         */
+        boolean podsCountTheBoxsTimeouts() {
+            return commandTimeout.compareTo(stallThreshold) < 0;
+        }
+
+        @Override
+        public String toString() {
+            return name + " (store timeout " + commandTimeout.toMillis() + " ms, deadline " + deadline.toMillis() + " ms)";
+        }
+    }
+
     /**
      * The pod-count floor that sizes fallback buckets before a pod has counted its peers (issue 11: "a configured
      * pod-count floor (e.g. the HPA minimum), never 1"). The suite runs two pods, its HPA minimum. The property's
@@ -85,11 +119,11 @@ final class Pods implements AutoCloseable {
         this.pods = List.copyOf(pods);
     }
 
-    static Pods start(String scenario, Config config) {
+    static Pods start(String scenario, Timing timing, Config config) {
         List<Pod> started = new ArrayList<>();
         try {
             for (int i = 0; i < COUNT; i++) {
-                started.add(startOne(scenario, i, config));
+                started.add(startOne(scenario, i, timing, config));
             }
             return new Pods(started);
         } catch (RuntimeException e) {
@@ -116,7 +150,7 @@ final class Pods implements AutoCloseable {
                 () -> pods.stream().allMatch(pod -> pod.livePods() == pods.size()));
     }
 
-    private static Pod startOne(String scenario, int index, Config config) {
+    private static Pod startOne(String scenario, int index, Timing timing, Config config) {
         String id = "chaos-" + scenario + "-" + index;
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("server.address", "127.0.0.1");
@@ -136,8 +170,7 @@ final class Pods implements AutoCloseable {
         if (config.password() != null) {
             properties.put("spring.data.redis.password", config.password());
         }
-        properties.put("tollgate.redis.command-timeout", COMMAND_TIMEOUT.toMillis() + "ms");
-        properties.put("tollgate.check.deadline", DEADLINE.toMillis() + "ms");
+        properties.put("tollgate.redis.command-timeout", timing.commandTimeout().toMillis() + "ms");
         properties.put("tollgate.optimizations.leases", Boolean.toString(config.leases()));
         // one pod registry per scenario: pods of an earlier scenario (other ports, other cluster) never count
         properties.put("tollgate.region.name", "chaos-" + scenario);
@@ -161,6 +194,13 @@ final class Pods implements AutoCloseable {
                 .logStartupInfo(false)
                 .run(args.toArray(String[]::new));
         String port = context.getEnvironment().getProperty("local.server.port");
+        CheckProperties settings = context.getBean(CheckProperties.class);
+        Duration deadline = settings.check().deadlineOr(settings.redis().commandTimeout());
+        if (!deadline.equals(timing.deadline())) {
+            context.close();
+            throw new IllegalStateException(id + " derives a deadline of " + deadline.toMillis() + " ms from the store timeout, not the "
+                    + timing + " the ledger holds it to");
+        }
         return new Pod(index, id, context, URI.create("http://127.0.0.1:" + port));
     }
 

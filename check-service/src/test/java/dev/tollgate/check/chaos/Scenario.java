@@ -13,7 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -26,35 +28,52 @@ import static org.assertj.core.api.Assertions.fail;
  */
 final class Scenario implements AutoCloseable {
 
-    /**
-     * The deadline is the pods' {@code tollgate.check.deadline}; the slack what a loaded 2-core box adds to it
-     * (the client's and the pods' scheduling in one JVM, GC); the client gives up at 3 s, which is a hang; limits
-     * answer from the store again within 2 s of a fault clearing (issue 11).
-     */
-    static final Ledger.Limits LIMITS = new Ledger.Limits(Pods.DEADLINE, Duration.ofMillis(750), Duration.ofSeconds(3), Duration.ofSeconds(2));
+    /** Limits answer from the store again within 2 s of a fault clearing (issue 11). */
+    static final Duration RECOVERY = Duration.ofSeconds(2);
 
     private final String name;
+    private final Pods.Timing timing;
     private final ChaosRules rules = ChaosRules.load();
     private final Targets targets;
     private final Ledger ledger;
     /** Threads older than the scenario: evidence shows only its own pods' threads. */
     private final Set<Long> olderThreads = Evidence.threadIds();
-    private final BoxStalls stalls = new BoxStalls();
+    private final BoxStalls stalls;
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private final HttpClient probe = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
     private RedisCluster cluster;
     private Pods pods;
     private Load load;
+    private ShardFailures shardFailures;
 
+    /** A scenario at the dev stack's timing ({@link Pods.Timing#DEV}). */
     Scenario(String name) {
+        this(name, Pods.Timing.DEV);
+    }
+
+    Scenario(String name, Pods.Timing timing) {
         this.name = name;
+        this.timing = timing;
         // three ordinary and one hot key per shard, every rule on each
         this.targets = Targets.spread(rules, name, 3, 1, 6);
-        this.ledger = new Ledger(name, LIMITS);
+        this.ledger = new Ledger(name, limits(timing));
+        this.stalls = new BoxStalls(timing.stallThreshold());
+    }
+
+    /**
+     * The deadline is the pods'; the slack what a loaded 2-core box adds to it (the client's and the pods'
+     * scheduling in one JVM, GC); the client gives up at 3 s, which is a hang.
+     */
+    static Ledger.Limits limits(Pods.Timing timing) {
+        return new Ledger.Limits(timing.deadline(), Duration.ofMillis(750), Duration.ofSeconds(3), RECOVERY, timing.stallThreshold());
     }
 
     String name() {
         return name;
+    }
+
+    ChaosRules rules() {
+        return rules;
     }
 
     Ledger ledger() {
@@ -79,7 +98,7 @@ final class Scenario implements AutoCloseable {
     }
 
     Pods startPods(Pods.Config config) {
-        pods = Pods.start(name, config);
+        pods = Pods.start(name, timing, config);
         return pods;
     }
 
@@ -111,14 +130,44 @@ final class Scenario implements AutoCloseable {
     }
 
     void startLoad(Load.Shape shape) {
-        load = Load.start(pods, targets, ledger, shape);
+        startLoad(shape, targets);
     }
 
-    /** Stops the load, once every request is answered or given up on; the box's stalls go in the ledger. */
+    /**
+     * Load of some of the scenario's targets only. Where the timing lets the box time out calls to healthy shards,
+     * the pods' count of failed store calls is watched from now on (see {@link #stopLoad()}).
+     */
+    void startLoad(Load.Shape shape, Targets some) {
+        if (timing.podsCountTheBoxsTimeouts()) {
+            shardFailures = ShardFailures.watch(pods, cluster.primaries());
+        }
+        load = Load.start(pods, some, ledger, shape);
+    }
+
+    /**
+     * Stops the load, once every request is answered or given up on. The box's stalls go in the ledger, and so
+     * does every store call that the pods counted as failed on a shard no injected fault hit: at a timeout within
+     * the box's scheduling noise, that call's fail-mode answer is the box's, like a stall's.
+     */
     void stopLoad() {
         load.stop();
         stalls.close();
         stalls.stalls().forEach(ledger::boxStall);
+        if (shardFailures != null) {
+            shardFailures.close();
+            Map<String, Set<String>> keysByShard = new HashMap<>();
+            for (ShardFailures.Failure failure : shardFailures.failures()) {
+                Set<String> keys = keysByShard.computeIfAbsent(failure.shard(), shard -> keysOn(shardFailures.node(shard)));
+                if (ledger.faults().stream().noneMatch(fault -> fault.injected() && keys.stream().anyMatch(key -> fault.hits(key)))) {
+                    ledger.slowCall(failure, keys);
+                }
+            }
+        }
+    }
+
+    /** The store calls the pods counted as failed during the load, where the timing has them watched (else none). */
+    List<ShardFailures.Failure> shardFailures() {
+        return shardFailures == null ? List.of() : shardFailures.failures();
     }
 
     /** The keys (of the scenario's targets) whose slots {@code primary} owns now. */

@@ -5,6 +5,7 @@ import io.lettuce.core.cluster.SlotHash;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -52,6 +53,11 @@ final class Targets {
         return all.stream().map(Target::key).distinct().toList();
     }
 
+    /** These targets but those of the given keys: load that leaves a shard to the scenario's own checks. */
+    Targets without(Set<String> keys) {
+        return new Targets(all.stream().filter(target -> !keys.contains(target.key())).toList());
+    }
+
     Target pick() {
         int ticket = ThreadLocalRandom.current().nextInt(totalWeight);
         for (Target target : all) {
@@ -63,7 +69,8 @@ final class Targets {
         throw new IllegalStateException("weights changed under the picker");
     }
 
-    private static List<String> keysOnShard(String prefix, int shard, int count) {
+    /** The first {@code count} keys {@code prefix-shard-n} whose slots the {@code shard}th primary owns. */
+    static List<String> keysOnShard(String prefix, int shard, int count) {
         List<String> keys = new ArrayList<>();
         for (int n = 0; keys.size() < count; n++) {
             String key = prefix + "-" + shard + "-" + n;
