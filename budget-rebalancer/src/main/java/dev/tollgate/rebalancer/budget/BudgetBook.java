@@ -1,5 +1,7 @@
 package dev.tollgate.rebalancer.budget;
 
+import dev.tollgate.common.rule.Rule;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,7 +11,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The active rebalancer's copy of region_budgets, and the decision of each cycle: which keys get new
@@ -17,7 +18,11 @@ import java.util.Set;
  *
  * <p>"No row" means the default split: a pod applies its region's default share to a key it has no
  * budget for, so rows exist only for keys with recent traffic, and a key idle for {@code idleAfter}
- * goes back to the default by deleting its rows. All of a key's rows are written together or not at
+ * goes back to the default by deleting its rows. Only the keys of rules split across regions get rows
+ * ({@link Rule#regionBudgeted()}): an account's, never an IP or a login log, whose keys a caller chooses
+ * and could spray by the thousand a second. Pods report no usage for the others; what still arrives
+ * (from pods of an older release) is skipped, and the rows such keys have go back to the default once
+ * idle, as any key's do. All of a key's rows are written together or not at
  * all, so a pod never combines shares of two different splits.
  *
  * <p>Shares that moved by no more than {@code minChange} in every region are not rewritten: steady
@@ -43,7 +48,8 @@ public final class BudgetBook {
     private final Map<BudgetKey, double[]> stored = new HashMap<>();
     /** When each key last had usage, or when this instance first saw its rows; for idle resets. */
     private final Map<BudgetKey, Instant> lastSeen = new HashMap<>();
-    private Set<String> rules = Set.of();
+    /** Every rule in the store, by id. */
+    private Map<String, Rule> rules = Map.of();
 
     public BudgetBook(BudgetSplit split, Duration idleAfter, double minChange, int maxKeysPerCycle) {
         if (maxKeysPerCycle < 1) {
@@ -63,7 +69,11 @@ public final class BudgetBook {
     public void reload(StoredBudgets budgets, Instant now) {
         stored.clear();
         stored.putAll(budgets.shares());
-        rules = Set.copyOf(budgets.ruleIds());
+        Map<String, Rule> byId = new HashMap<>();
+        for (Rule rule : budgets.rules()) {
+            byId.put(rule.id(), rule);
+        }
+        rules = byId;
         for (BudgetKey key : budgets.shares().keySet()) {
             lastSeen.putIfAbsent(key, now);
         }
@@ -80,18 +90,25 @@ public final class BudgetBook {
         }
         List<Change> changes = new ArrayList<>();
         int rebalanced = 0;
-        int skipped = 0;
+        int unknownRule = 0;
+        int defaultSplit = 0;
         for (Map.Entry<BudgetKey, long[]> entry : usage.entrySet()) {
             BudgetKey key = entry.getKey();
-            if (!rules.contains(key.ruleId())) {
-                skipped++;
+            Rule rule = rules.get(key.ruleId());
+            if (rule == null) {
+                unknownRule++;
+                continue;
+            }
+            if (!rule.regionBudgeted()) {
+                // not seen either: a row such a key still has goes back to the default once idle
+                defaultSplit++;
                 continue;
             }
             lastSeen.put(key, now);
             double[] current = stored.get(key);
             double[] shares = split.split(entry.getValue(), allReachable ? null : kept(current, reachable));
             if (shares == null) {
-                skipped++;
+                // broken rows leave the other regions no room: the key keeps them
                 continue;
             }
             rebalanced++;
@@ -115,7 +132,8 @@ public final class BudgetBook {
             Instant idleSince = now.minus(idleAfter);
             for (Iterator<Map.Entry<BudgetKey, Instant>> it = lastSeen.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<BudgetKey, Instant> seen = it.next();
-                if (!seen.getValue().isAfter(idleSince) && !usage.containsKey(seen.getKey())) {
+                // seen means rebalanced: usage of a key the plan skipped does not keep its rows
+                if (!seen.getValue().isAfter(idleSince)) {
                     if (stored.containsKey(seen.getKey())) {
                         if (writes.size() + resets.size() < maxKeysPerCycle) {
                             resets.add(seen.getKey());
@@ -129,7 +147,7 @@ public final class BudgetBook {
                 }
             }
         }
-        return new Plan(writes, resets, rebalanced, skipped, deferred);
+        return new Plan(writes, resets, rebalanced, new Plan.Skipped(unknownRule, defaultSplit), deferred);
     }
 
     /** The plan was committed: the copy follows it. */

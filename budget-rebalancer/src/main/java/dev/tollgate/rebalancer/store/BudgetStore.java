@@ -1,5 +1,9 @@
 package dev.tollgate.rebalancer.store;
 
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Identity;
+import dev.tollgate.common.rule.Limit;
+import dev.tollgate.common.rule.Rule;
 import dev.tollgate.rebalancer.budget.BudgetKey;
 import dev.tollgate.rebalancer.budget.Plan;
 import dev.tollgate.rebalancer.budget.StoredBudgets;
@@ -17,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -67,18 +72,24 @@ public final class BudgetStore {
         }
     }
 
-    /** Every rule id and budget row, and the revision they are as of, in one consistent read. */
+    /** Every rule and budget row, and the revision they are as of, in one consistent read. */
     public StoredBudgets load(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
             long revision = revision(connection);
             // each rule id once, the same String for every key under it: a million keys share a handful of rules
-            Map<String, String> rules = new HashMap<>();
-            try (PreparedStatement select = connection.prepareStatement("SELECT rule_id FROM rules");
+            Map<String, String> ids = new HashMap<>();
+            List<Rule> rules = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT rule_id, domain, identity, algorithm, rate_per_s, period_s, burst, \"limit\", window_s FROM rules");
                  ResultSet result = select.executeQuery()) {
                 while (result.next()) {
-                    rules.put(result.getString(1), result.getString(1));
+                    ids.put(result.getString(1), result.getString(1));
+                    Rule rule = rule(result);
+                    if (rule != null) {
+                        rules.add(rule);
+                    }
                 }
             }
             Map<BudgetKey, double[]> shares = new HashMap<>();
@@ -95,7 +106,7 @@ public final class BudgetStore {
                             continue;
                         }
                         String rule = result.getString(1);
-                        shares.computeIfAbsent(new BudgetKey(rules.getOrDefault(rule, rule), result.getString(2)), k -> nanArray())
+                        shares.computeIfAbsent(new BudgetKey(ids.getOrDefault(rule, rule), result.getString(2)), k -> nanArray())
                                 [region] = result.getDouble(4);
                     }
                 }
@@ -105,13 +116,35 @@ public final class BudgetStore {
                 log.warn("region_budgets holds {} rows of regions this rebalancer does not know (it knows {}); they are left alone",
                         otherRegions, regions);
             }
-            return new StoredBudgets(revision, rules.keySet(), shares);
+            return new StoredBudgets(revision, rules, shares);
         } catch (SQLException | RuntimeException e) {
             rollbackQuietly(connection);
             throw e;
         } finally {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             connection.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * A rule as far as rebalancing needs it: its identity and its limit (whether its keys are split across
+     * regions, and how many tokens a second a share of it is). Null for a kind this release does not know
+     * (a newer schema's): its keys are skipped as under an unknown rule, so they keep the default split.
+     */
+    private static Rule rule(ResultSet row) throws SQLException {
+        String id = row.getString(1);
+        try {
+            Identity identity = Identity.valueOf(row.getString(3).toUpperCase(Locale.ROOT));
+            Limit limit = switch (Algorithm.valueOf(row.getString(4).toUpperCase(Locale.ROOT))) {
+                case TOKEN_BUCKET -> new Limit.TokenBucket(row.getInt(5), row.getInt(6), row.getInt(7));
+                case SLIDING_LOG -> new Limit.SlidingLog(row.getInt(8), row.getInt(9));
+                case FIXED_WINDOW -> new Limit.FixedWindow(row.getInt(8), row.getInt(9));
+            };
+            return new Rule(id, row.getString(2), null, identity, limit, null, null, 1, 1);
+        } catch (IllegalArgumentException e) {
+            log.warn("rule {} has an identity or algorithm this rebalancer does not know ({}, {}): its keys keep the default split",
+                    id, row.getString(3), row.getString(4));
+            return null;
         }
     }
 

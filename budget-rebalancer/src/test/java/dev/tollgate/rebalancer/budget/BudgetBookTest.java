@@ -1,5 +1,9 @@
 package dev.tollgate.rebalancer.budget;
 
+import dev.tollgate.common.rule.FailMode;
+import dev.tollgate.common.rule.Identity;
+import dev.tollgate.common.rule.Limit;
+import dev.tollgate.common.rule.Rule;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +12,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -17,6 +20,11 @@ class BudgetBookTest {
 
     private static final double NAN = Double.NaN;
     private static final boolean[] ALL = {true, true, true};
+    /** An account's limit: split across regions. */
+    private static final Rule GROWTH = Rule.tokenBucket("growth-global", "public-api", 10, 20);
+    /** Keys a caller chooses: every region keeps its default share. */
+    private static final Rule PER_IP = new Rule("per-ip", "public-api", null, Identity.IP, Limit.TokenBucket.perSecond(10, 20), null, null, 1, 1);
+    private static final Rule LOGIN = new Rule("login-user", "auth", null, Identity.USER, new Limit.SlidingLog(20, 60), null, FailMode.CLOSED, 1, 1);
     private static final BudgetKey ACCOUNT = new BudgetKey("growth-global", "acct_7Q2");
     private static final BudgetKey OTHER = new BudgetKey("growth-global", "acct_9");
 
@@ -26,7 +34,11 @@ class BudgetBookTest {
 
     @BeforeEach
     void emptyStore() {
-        book.reload(new StoredBudgets(1, Set.of("growth-global"), Map.of()), now);
+        book.reload(stored(1, Map.of()), now);
+    }
+
+    private static StoredBudgets stored(long revision, Map<BudgetKey, double[]> rows) {
+        return new StoredBudgets(revision, List.of(GROWTH, PER_IP, LOGIN), rows);
     }
 
     private static Map<BudgetKey, long[]> usage(Object... keysAndCounts) {
@@ -74,7 +86,7 @@ class BudgetBookTest {
     @Test
     void writesTheLargestChangesFirstAndLeavesTheRestForTheNextCycles() {
         BudgetBook small = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 2);
-        small.reload(new StoredBudgets(1, Set.of("growth-global"), Map.of()), now);
+        small.reload(stored(1, Map.of()), now);
         BudgetKey slight = new BudgetKey("growth-global", "slight");
         // 0.62 / 0.23 / 0.15 against the default 0.60 / 0.25 / 0.15: 2 points, less than the others move
         Map<BudgetKey, long[]> usage = usage(ACCOUNT, new long[] {0, 1_000, 0}, OTHER, new long[] {700, 300, 0},
@@ -135,13 +147,35 @@ class BudgetBookTest {
         Plan plan = cycle(usage(new BudgetKey("no-such-rule", "acct_7Q2"), new long[] {1, 0, 0}), ALL);
 
         assertThat(plan.writes()).isEmpty();
-        assertThat(plan.skipped()).isEqualTo(1);
+        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(1, 0));
+    }
+
+    @Test
+    void givesKeysACallerChoosesNoRowsAndReturnsThoseTheyHaveToTheDefaultSplitWhileAMerchantIsRebalanced() {
+        // review M3: usage of every rule, as a pod from before the fix reports it; rows an IP got then
+        BudgetKey oldSpray = new BudgetKey("per-ip", "192.0.2.1");
+        book.reload(stored(2, Map.of(oldSpray, new double[] {0.8, 0.1, 0.1})), now);
+        Map<BudgetKey, long[]> usage = new HashMap<>();
+        usage.put(ACCOUNT, new long[] {700, 300, 0});
+        for (int i = 0; i < 1_000; i++) {
+            usage.put(new BudgetKey("per-ip", "198.51.100." + i), new long[] {20, 0, 0});
+            usage.put(new BudgetKey("login-user", "user-" + i), new long[] {0, 5, 0});
+        }
+
+        Plan plan = cycle(usage, ALL);
+
+        assertThat(plan.writes()).containsOnlyKeys(ACCOUNT);
+        assertThat(plan.writes().get(ACCOUNT)).containsExactly(new double[] {0.63, 0.27, 0.10}, within(1e-9));
+        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(0, 2_000));
+        now = now.plus(Duration.ofMinutes(5));
+        assertThat(cycle(usage, ALL).resets()).as("the old row, never seen again").containsExactly(oldSpray);
+        assertThat(book.size()).as("keys with rows").isEqualTo(1);
     }
 
     @Test
     void rewritesAKeyMissingARegionsRowWhateverTheChange() {
         Map<BudgetKey, double[]> rows = Map.of(ACCOUNT, new double[] {0.63, 0.27, NAN});
-        book.reload(new StoredBudgets(2, Set.of("growth-global"), rows), now);
+        book.reload(stored(2, rows), now);
 
         Plan plan = cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
 
@@ -151,7 +185,7 @@ class BudgetBookTest {
     @Test
     void countsRowsFoundAtTakeoverAsSeenThenSoTheyAreResetOnlyAfterTheIdleTime() {
         Map<BudgetKey, double[]> rows = Map.of(ACCOUNT, new double[] {0.63, 0.27, 0.10}, OTHER, new double[] {0.5, 0.4, 0.1});
-        book.reload(new StoredBudgets(7, Set.of("growth-global"), rows), now);
+        book.reload(stored(7, rows), now);
 
         assertThat(cycle(usage(OTHER, new long[] {50, 40, 10}), ALL).resets()).isEmpty();
         now = now.plus(Duration.ofMinutes(5));
