@@ -31,8 +31,9 @@ import static org.awaitility.Awaitility.await;
  * Review M3 on real servers: keys a caller chooses do not reach region_budgets, and a merchant is still
  * rebalanced beside them. Usage is written as a pod from before the fix wrote it (every admitted entry,
  * whatever its rule), so what is shown here is the rebalancer's own filter: a spray of distinct IPs in
- * us-east, each at a fifth of its per-IP limit, beside a merchant's 70/30/0 on an account rule, and the
- * rows such a spray left before the fix going back to the default split.
+ * us-east, each at a fifth of its per-IP limit, and of account keys that each use a ten-thousandth of
+ * theirs, beside a merchant's 70/30/0 on the same account rule; and the rows such a spray left before
+ * the fix going back to the default split.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CallerChosenKeysIT {
@@ -48,6 +49,7 @@ class CallerChosenKeysIT {
     private final List<UsageRecorder> recorders = new ArrayList<>();
     private final ScheduledExecutorService traffic = Executors.newSingleThreadScheduledExecutor();
     private final AtomicInteger sprayed = new AtomicInteger();
+    private final AtomicInteger junk = new AtomicInteger();
     private ConfigurableApplicationContext rebalancer;
 
     @BeforeAll
@@ -84,7 +86,7 @@ class CallerChosenKeysIT {
     }
 
     @Test
-    void aSprayOfPerIpKeysGetsNoRowsWhileTheMerchantBesideItIsRebalanced() throws SQLException {
+    void aSprayOfPerIpKeysAndBarelyUsedAccountKeysGetNoRowsWhileTheMerchantBesideThemIsRebalanced() throws SQLException {
         // every 50 ms: the merchant's 1,000/s limit used 70/30/0, and 20 new IPs in us-east that each spend
         // 20 of the 100 their 10/s limit allows in a 10 s window (400 new keys a second)
         traffic.scheduleAtFixedRate(() -> {
@@ -93,6 +95,10 @@ class CallerChosenKeysIT {
             for (int i = 0; i < 20; i++) {
                 int n = sprayed.incrementAndGet();
                 recorders.get(0).admitted(IP_RULE, "198.18." + (n / 256) + "." + (n % 256), 20);
+            }
+            // and 10 new account keys, each spending 1 of the 10,000 a window allows: far below the minimum
+            for (int i = 0; i < 10; i++) {
+                recorders.get(0).admitted(ACCOUNT_RULE, "acct_junk_" + junk.incrementAndGet(), 1);
             }
         }, 0, 50, TimeUnit.MILLISECONDS);
 
@@ -103,7 +109,10 @@ class CallerChosenKeysIT {
             assertThat(shares.get("ap-south")).isCloseTo(0.10, within(0.01));
             assertThat(regions.count("SELECT count(*) FROM region_budgets WHERE rule_id = 'per-ip'"))
                     .as("per-IP rows: the %d left over go back to the default split, none is added for the sprayed IPs", LEFT_OVER).isZero();
+            assertThat(regions.count("SELECT count(DISTINCT limit_key) FROM region_budgets WHERE rule_id = 'growth-global' AND limit_key <> '"
+                    + MERCHANT + "'")).as("account keys that used less than the minimum share of their limit").isZero();
             assertThat(skipped("default_split")).as("sprayed IPs the rebalancer read and skipped").isGreaterThan(2_000);
+            assertThat(skipped("below_minimum")).as("junk account keys read and skipped").isGreaterThan(1_000);
         });
 
         assertThat(regions.count("SELECT count(DISTINCT limit_key) FROM region_budgets")).as("keys with rows").isEqualTo(1);

@@ -1,6 +1,8 @@
 package dev.tollgate.rebalancer.budget;
 
+import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.store.key.UsageKeys;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +27,13 @@ import java.util.Map;
  * idle, as any key's do. All of a key's rows are written together or not at
  * all, so a pod never combines shares of two different splits.
  *
+ * <p>A key gets rows only while it uses at least {@code minUsage} of its limit in a usage window (its
+ * steady rate over the window, with its active override, summed over the regions); usage below that
+ * does not count as seen either, so such a key's rows go back to the default once idle. Nothing is lost
+ * by it: {@code minUsage} is at most the floor, and every region's share, default or written, is at
+ * least the floor, so a key below the minimum fits in whichever region its traffic is. What it keeps
+ * out is the long tail of keys that barely spend: each would be rows in every pod's snapshot.
+ *
  * <p>Shares that moved by no more than {@code minChange} in every region are not rewritten: steady
  * traffic then costs no write, no new store revision and no new snapshot on every pod each cycle.
  *
@@ -43,6 +52,7 @@ public final class BudgetBook {
     private final BudgetSplit split;
     private final Duration idleAfter;
     private final long minChangeMicros;
+    private final double minUsage;
     private final int maxKeysPerCycle;
     private final double[] defaults;
     private final Map<BudgetKey, double[]> stored = new HashMap<>();
@@ -50,11 +60,22 @@ public final class BudgetBook {
     private final Map<BudgetKey, Instant> lastSeen = new HashMap<>();
     /** Every rule in the store, by id. */
     private Map<String, Rule> rules = Map.of();
+    /** Every override in the store, by the key it raises; applied while active. */
+    private Map<BudgetKey, AccountOverride> overrides = Map.of();
 
-    public BudgetBook(BudgetSplit split, Duration idleAfter, double minChange, int maxKeysPerCycle) {
+    /**
+     * @param minUsage the least share of its limit a key must use in a usage window to get rows, in
+     *                 [0, the split's floor]
+     */
+    public BudgetBook(BudgetSplit split, Duration idleAfter, double minChange, double minUsage, int maxKeysPerCycle) {
         if (maxKeysPerCycle < 1) {
             throw new IllegalArgumentException("tollgate.rebalancer.max-keys-per-cycle must be at least 1, was " + maxKeysPerCycle);
         }
+        if (!(minUsage >= 0 && minUsage <= split.floor() + 1e-9)) {
+            throw new IllegalArgumentException("tollgate.rebalancer.min-usage must be at least 0 and at most tollgate.rebalancer.floor ("
+                    + split.floor() + "), so that a key below it fits in any region's share; was " + minUsage);
+        }
+        this.minUsage = minUsage;
         this.split = split;
         this.idleAfter = idleAfter;
         this.minChangeMicros = BudgetSplit.micros(minChange);
@@ -74,6 +95,11 @@ public final class BudgetBook {
             byId.put(rule.id(), rule);
         }
         rules = byId;
+        Map<BudgetKey, AccountOverride> byKey = new HashMap<>();
+        for (AccountOverride override : budgets.overrides()) {
+            byKey.put(new BudgetKey(override.ruleId(), override.accountId()), override);
+        }
+        overrides = byKey;
         for (BudgetKey key : budgets.shares().keySet()) {
             lastSeen.putIfAbsent(key, now);
         }
@@ -92,6 +118,7 @@ public final class BudgetBook {
         int rebalanced = 0;
         int unknownRule = 0;
         int defaultSplit = 0;
+        int belowMinimum = 0;
         for (Map.Entry<BudgetKey, long[]> entry : usage.entrySet()) {
             BudgetKey key = entry.getKey();
             Rule rule = rules.get(key.ruleId());
@@ -102,6 +129,11 @@ public final class BudgetBook {
             if (!rule.regionBudgeted()) {
                 // not seen either: a row such a key still has goes back to the default once idle
                 defaultSplit++;
+                continue;
+            }
+            if (belowMinimum(entry.getValue(), perSecond(rule, key, now))) {
+                // not seen: below the minimum the default split serves the key as well as any
+                belowMinimum++;
                 continue;
             }
             lastSeen.put(key, now);
@@ -147,7 +179,7 @@ public final class BudgetBook {
                 }
             }
         }
-        return new Plan(writes, resets, rebalanced, new Plan.Skipped(unknownRule, defaultSplit), deferred);
+        return new Plan(writes, resets, rebalanced, new Plan.Skipped(unknownRule, defaultSplit, belowMinimum), deferred);
     }
 
     /** The plan was committed: the copy follows it. */
@@ -162,6 +194,23 @@ public final class BudgetBook {
     /** Keys that have rows. */
     public int size() {
         return stored.size();
+    }
+
+    /** The key's limit in tokens a second at its steady rate: its override's while one is active, else its rule's. */
+    private double perSecond(Rule rule, BudgetKey key, Instant now) {
+        AccountOverride override = overrides.isEmpty() ? null : overrides.get(key);
+        Rule applied = override != null && override.activeAt(now) ? rule.overriddenBy(override) : rule;
+        return applied.limit().perSecond();
+    }
+
+    /** Whether a window's usage, over every region read, is under {@code minUsage} of what the limit admits in a window. */
+    private boolean belowMinimum(long[] usage, double perSecond) {
+        long used = 0;
+        for (long cost : usage) {
+            used += cost;
+        }
+        // a hair under, so that exactly the minimum (10 of 100) is not lost to rounding
+        return used < minUsage * perSecond * UsageKeys.WINDOW_SECONDS * (1 - 1e-9);
     }
 
     /** The share each unreachable region keeps; NaN for the regions to compute. */

@@ -23,9 +23,11 @@ public record Plan(Map<BudgetKey, double[]> writes, List<BudgetKey> resets, int 
      * @param defaultSplit under a rule whose keys keep the default split: keys a caller chooses, such as
      *                     an IP, or a sliding log ({@link dev.tollgate.common.rule.Rule#regionBudgeted()});
      *                     only pods from before that rule, or other writers, report them
+     * @param belowMinimum used less than the minimum share of its limit in the window: the default split
+     *                     serves it, since every region's share is at least the floor, which is at least that
      */
-    public record Skipped(int unknownRule, int defaultSplit) {
+    public record Skipped(int unknownRule, int defaultSplit, int belowMinimum) {
 
-        public static final Skipped NONE = new Skipped(0, 0);
+        public static final Skipped NONE = new Skipped(0, 0, 0);
     }
 }

@@ -52,6 +52,7 @@ public final class RebalancerMetrics {
     private final Counter reset;
     private final Counter skippedUnknownRule;
     private final Counter skippedDefaultSplit;
+    private final Counter skippedBelowMinimum;
     private final Counter deferred;
     private final AtomicInteger unreachable = new AtomicInteger();
     private final AtomicInteger active = new AtomicInteger();
@@ -69,6 +70,7 @@ public final class RebalancerMetrics {
         this.reset = Counter.builder(KEYS_RESET).description("Idle keys returned to the default split (rows deleted)").register(registry);
         this.skippedUnknownRule = skipped("unknown_rule", registry);
         this.skippedDefaultSplit = skipped("default_split", registry);
+        this.skippedBelowMinimum = skipped("below_minimum", registry);
         this.deferred = Counter.builder(KEYS_DEFERRED)
                 .description("Key changes left for a later cycle: over tollgate.rebalancer.max-keys-per-cycle").register(registry);
         Gauge.builder(REGIONS_UNREACHABLE, unreachable, AtomicInteger::get)
@@ -94,7 +96,8 @@ public final class RebalancerMetrics {
     /**
      * Keys with usage a cycle did not split, by {@code reason}: {@code unknown_rule} (the rules store does not
      * hold it), {@code default_split} (a rule whose keys keep the default split: per-IP and sliding-log rules,
-     * reported only by pods of an older release).
+     * reported only by pods of an older release), {@code below_minimum} (used less than
+     * {@code tollgate.rebalancer.min-usage} of its limit: the default split serves it).
      */
     private static Counter skipped(String reason, MeterRegistry registry) {
         return Counter.builder(KEYS_SKIPPED).description("Keys with usage whose shares a cycle did not compute, by why")
@@ -107,6 +110,7 @@ public final class RebalancerMetrics {
         reset.increment(resetKeys);
         skippedUnknownRule.increment(skippedKeys.unknownRule());
         skippedDefaultSplit.increment(skippedKeys.defaultSplit());
+        skippedBelowMinimum.increment(skippedKeys.belowMinimum());
         deferred.increment(deferredKeys);
     }
 

@@ -1,5 +1,6 @@
 package dev.tollgate.rebalancer.store;
 
+import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Limit;
@@ -72,7 +73,7 @@ public final class BudgetStore {
         }
     }
 
-    /** Every rule and budget row, and the revision they are as of, in one consistent read. */
+    /** Every rule, override and budget row, and the revision they are as of, in one consistent read. */
     public StoredBudgets load(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -90,6 +91,16 @@ public final class BudgetStore {
                     if (rule != null) {
                         rules.add(rule);
                     }
+                }
+            }
+            List<AccountOverride> overrides = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT account_id, rule_id, rate_per_s, burst, expires_at FROM overrides");
+                 ResultSet result = select.executeQuery()) {
+                while (result.next()) {
+                    OffsetDateTime expires = result.getObject(5, OffsetDateTime.class);
+                    overrides.add(new AccountOverride(result.getString(1), ids.getOrDefault(result.getString(2), result.getString(2)),
+                            result.getInt(3), result.getInt(4), expires == null ? null : expires.toInstant(), null));
                 }
             }
             Map<BudgetKey, double[]> shares = new HashMap<>();
@@ -116,7 +127,7 @@ public final class BudgetStore {
                 log.warn("region_budgets holds {} rows of regions this rebalancer does not know (it knows {}); they are left alone",
                         otherRegions, regions);
             }
-            return new StoredBudgets(revision, rules, shares);
+            return new StoredBudgets(revision, rules, overrides, shares);
         } catch (SQLException | RuntimeException e) {
             rollbackQuietly(connection);
             throw e;

@@ -1,5 +1,6 @@
 package dev.tollgate.rebalancer.budget;
 
+import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Limit;
@@ -24,12 +25,14 @@ class BudgetBookTest {
     private static final Rule GROWTH = Rule.tokenBucket("growth-global", "public-api", 10, 20);
     /** Keys a caller chooses: every region keeps its default share. */
     private static final Rule PER_IP = new Rule("per-ip", "public-api", null, Identity.IP, Limit.TokenBucket.perSecond(10, 20), null, null, 1, 1);
+    /** A daily quota of 10,000: about 0.12 a second at its steady rate. */
+    private static final Rule DAILY = Rule.fixedWindow("daily", "public-api", 10_000, 86_400);
     private static final Rule LOGIN = new Rule("login-user", "auth", null, Identity.USER, new Limit.SlidingLog(20, 60), null, FailMode.CLOSED, 1, 1);
     private static final BudgetKey ACCOUNT = new BudgetKey("growth-global", "acct_7Q2");
     private static final BudgetKey OTHER = new BudgetKey("growth-global", "acct_9");
 
     private final BudgetSplit split = new BudgetSplit(List.of("us-east", "eu-west", "ap-south"), new double[] {0.60, 0.25, 0.15}, 0.10);
-    private final BudgetBook book = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 1_000);
+    private final BudgetBook book = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 0.10, 1_000);
     private Instant now = Instant.parse("2026-09-30T12:00:02Z");
 
     @BeforeEach
@@ -38,7 +41,11 @@ class BudgetBookTest {
     }
 
     private static StoredBudgets stored(long revision, Map<BudgetKey, double[]> rows) {
-        return new StoredBudgets(revision, List.of(GROWTH, PER_IP, LOGIN), rows);
+        return stored(revision, List.of(), rows);
+    }
+
+    private static StoredBudgets stored(long revision, List<AccountOverride> overrides, Map<BudgetKey, double[]> rows) {
+        return new StoredBudgets(revision, List.of(GROWTH, DAILY, PER_IP, LOGIN), overrides, rows);
     }
 
     private static Map<BudgetKey, long[]> usage(Object... keysAndCounts) {
@@ -85,7 +92,7 @@ class BudgetBookTest {
 
     @Test
     void writesTheLargestChangesFirstAndLeavesTheRestForTheNextCycles() {
-        BudgetBook small = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 2);
+        BudgetBook small = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 0.10, 2);
         small.reload(stored(1, Map.of()), now);
         BudgetKey slight = new BudgetKey("growth-global", "slight");
         // 0.62 / 0.23 / 0.15 against the default 0.60 / 0.25 / 0.15: 2 points, less than the others move
@@ -147,7 +154,7 @@ class BudgetBookTest {
         Plan plan = cycle(usage(new BudgetKey("no-such-rule", "acct_7Q2"), new long[] {1, 0, 0}), ALL);
 
         assertThat(plan.writes()).isEmpty();
-        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(1, 0));
+        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(1, 0, 0));
     }
 
     @Test
@@ -166,10 +173,53 @@ class BudgetBookTest {
 
         assertThat(plan.writes()).containsOnlyKeys(ACCOUNT);
         assertThat(plan.writes().get(ACCOUNT)).containsExactly(new double[] {0.63, 0.27, 0.10}, within(1e-9));
-        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(0, 2_000));
+        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(0, 2_000, 0));
         now = now.plus(Duration.ofMinutes(5));
         assertThat(cycle(usage, ALL).resets()).as("the old row, never seen again").containsExactly(oldSpray);
         assertThat(book.size()).as("keys with rows").isEqualTo(1);
+    }
+
+    @Test
+    void givesNoRowToAKeyThatUsedLessThanTheMinimumShareOfItsLimit() {
+        // growth-global admits 10 a second, 100 in a 10 s usage window: a key needs 10 of them for a row.
+        // Below that it fits in any region's share (each at least the 10% floor), so the default serves it
+        BudgetKey light = new BudgetKey("growth-global", "light");
+
+        Plan plan = cycle(usage(ACCOUNT, new long[] {7, 3, 0}, light, new long[] {9, 0, 0}), ALL);
+
+        assertThat(plan.writes()).containsOnlyKeys(ACCOUNT);
+        assertThat(plan.rebalanced()).isEqualTo(1);
+        assertThat(plan.skipped()).isEqualTo(new Plan.Skipped(0, 0, 1));
+    }
+
+    @Test
+    void measuresTheMinimumAtTheLimitsSteadyRateSoOneRequestInAWindowIsMuchOfADailyQuota() {
+        // one request every 10 s all day would spend 8,640 of the 10,000
+        BudgetKey quota = new BudgetKey("daily", "acct_7Q2");
+
+        assertThat(cycle(usage(quota, new long[] {0, 1, 0}), ALL).writes()).containsOnlyKeys(quota);
+    }
+
+    @Test
+    void measuresTheMinimumAgainstTheKeysOwnLimitWhileItsOverrideIsActive() {
+        // raised to 100 a second until 12:01: 1,000 in a window, 100 for a row
+        book.reload(stored(2, List.of(new AccountOverride("acct_7Q2", "growth-global", 100, 200, now.plusSeconds(60), "launch")), Map.of()), now);
+
+        assertThat(cycle(usage(ACCOUNT, new long[] {60, 30, 0}), ALL).writes()).isEmpty();
+        assertThat(cycle(usage(ACCOUNT, new long[] {70, 30, 0}), ALL).writes()).containsOnlyKeys(ACCOUNT);
+        now = now.plusSeconds(60);
+        assertThat(cycle(usage(OTHER, new long[] {10, 0, 0}, ACCOUNT, new long[] {10, 0, 0}), ALL).writes())
+                .as("expired: 10 a second again").containsOnlyKeys(OTHER, ACCOUNT);
+    }
+
+    @Test
+    void returnsAKeyWhoseUsageStaysBelowTheMinimumToTheDefaultSplitOnceIdle() {
+        cycle(usage(ACCOUNT, new long[] {700, 300, 0}), ALL);
+        now = now.plus(Duration.ofMinutes(5));
+
+        Plan plan = cycle(usage(ACCOUNT, new long[] {5, 0, 0}), ALL);
+
+        assertThat(plan.resets()).containsExactly(ACCOUNT);
     }
 
     @Test
