@@ -37,11 +37,14 @@ import java.util.Map;
  * <p>Shares that moved by no more than {@code minChange} in every region are not rewritten: steady
  * traffic then costs no write, no new store revision and no new snapshot on every pod each cycle.
  *
- * <p>At most {@code maxKeysPerCycle} keys are written or reset per cycle, the largest changes first, so a
- * cycle's transaction stays short however many keys moved at once (the first cycle after start-up has
- * every key to write; PostgreSQL upserts some 50,000 budget rows a second on a small machine). The rest
- * wait for the next cycles; a key waiting keeps a whole, valid split meanwhile (its old rows or the
- * default), since a key's rows are only ever written together.
+ * <p>At most {@code maxKeysPerCycle} keys are written or reset per cycle, so a cycle's transaction stays
+ * short however many keys moved at once (the first cycle after start-up has every key to write;
+ * PostgreSQL upserts some 50,000 budget rows a second on a small machine). The largest changes go first,
+ * measured in tokens a second (a region's share moved times the key's limit), not in share: a small key
+ * seen in one region swings its share by 0.5 while a merchant's real shift is a few points of a limit a
+ * thousand times larger, and ranked by share a swarm of small keys would hold the merchant back for as
+ * long as it lasted. The rest wait for the next cycles; a key waiting keeps a whole, valid split
+ * meanwhile (its old rows or the default), since a key's rows are only ever written together.
  *
  * <p>A region whose usage could not be read keeps its share for every key (its stored share, or its
  * default when the key has no rows), and no key is reset as idle in that cycle: usage that cannot be
@@ -131,7 +134,8 @@ public final class BudgetBook {
                 defaultSplit++;
                 continue;
             }
-            if (belowMinimum(entry.getValue(), perSecond(rule, key, now))) {
+            double perSecond = perSecond(rule, key, now);
+            if (belowMinimum(entry.getValue(), perSecond)) {
                 // not seen: below the minimum the default split serves the key as well as any
                 belowMinimum++;
                 continue;
@@ -146,12 +150,12 @@ public final class BudgetBook {
             rebalanced++;
             long change = change(shares, current == null ? defaults : current);
             if (change > minChangeMicros) {
-                changes.add(new Change(key, shares, change));
+                changes.add(new Change(key, shares, change * perSecond));
             }
         }
         int deferred = 0;
         if (changes.size() > maxKeysPerCycle) {
-            changes.sort(Comparator.comparingLong(Change::micros).reversed());
+            changes.sort(Comparator.comparingDouble(Change::tokensMoved).reversed());
             deferred = changes.size() - maxKeysPerCycle;
             changes = changes.subList(0, maxKeysPerCycle);
         }
@@ -237,6 +241,10 @@ public final class BudgetBook {
         return largest;
     }
 
-    private record Change(BudgetKey key, double[] shares, long micros) {
+    /**
+     * @param tokensMoved how far the key's budget in some region moves: its largest share move times its
+     *                    limit, in millionths of a token a second (only compared)
+     */
+    private record Change(BudgetKey key, double[] shares, double tokensMoved) {
     }
 }

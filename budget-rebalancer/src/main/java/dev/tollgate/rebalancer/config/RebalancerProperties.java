@@ -27,7 +27,8 @@ import java.time.Duration;
  * @param lockKey      the PostgreSQL advisory lock all instances contend for (one active rebalancer);
  *                     the default is "tollgate" in ASCII
  * @param readDeadline how long a cycle waits for a region's usage before it counts the region unreachable
- * @param maxKeysPerCycle keys written or reset per cycle at most, the largest changes first; the rest
+ * @param maxKeysPerCycle keys written or reset per cycle at most, the largest changes first (in tokens a
+ *                     second: a region's share moved times the key's limit); the rest
  *                     wait for the next cycles. Bounds the write transaction: about 3 rows per key, and
  *                     PostgreSQL upserts some 50,000 rows a second on a small machine
  */

@@ -25,6 +25,8 @@ class BudgetBookTest {
     private static final Rule GROWTH = Rule.tokenBucket("growth-global", "public-api", 10, 20);
     /** Keys a caller chooses: every region keeps its default share. */
     private static final Rule PER_IP = new Rule("per-ip", "public-api", null, Identity.IP, Limit.TokenBucket.perSecond(10, 20), null, null, 1, 1);
+    /** A big merchant's limit: a point of its share is 100 tokens a second. */
+    private static final Rule ENTERPRISE = Rule.tokenBucket("enterprise", "public-api", 10_000, 20_000);
     /** A daily quota of 10,000: about 0.12 a second at its steady rate. */
     private static final Rule DAILY = Rule.fixedWindow("daily", "public-api", 10_000, 86_400);
     private static final Rule LOGIN = new Rule("login-user", "auth", null, Identity.USER, new Limit.SlidingLog(20, 60), null, FailMode.CLOSED, 1, 1);
@@ -45,7 +47,7 @@ class BudgetBookTest {
     }
 
     private static StoredBudgets stored(long revision, List<AccountOverride> overrides, Map<BudgetKey, double[]> rows) {
-        return new StoredBudgets(revision, List.of(GROWTH, DAILY, PER_IP, LOGIN), overrides, rows);
+        return new StoredBudgets(revision, List.of(GROWTH, ENTERPRISE, DAILY, PER_IP, LOGIN), overrides, rows);
     }
 
     private static Map<BudgetKey, long[]> usage(Object... keysAndCounts) {
@@ -107,6 +109,26 @@ class BudgetBookTest {
         Plan second = small.plan(usage, ALL, now.plusSeconds(10));
         assertThat(second.writes()).containsOnlyKeys(slight);
         assertThat(second.deferred()).isZero();
+    }
+
+    @Test
+    void writesTheLargestMovesInTokensASecondFirstSoSmallKeysThatSwingFarCannotCrowdOutAMerchant() {
+        // review M3: ranked by share moved, keys of a 10/s limit seen in one region (0.25 to 0.80 of 10/s:
+        // 5.5 tokens a second each) went before a merchant's 5 points of 10,000/s (500 tokens a second)
+        BudgetBook small = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 0.10, 3);
+        BudgetKey merchant = new BudgetKey("enterprise", "acct_big");
+        small.reload(stored(1, Map.of(merchant, new double[] {0.63, 0.27, 0.10})), now);
+        Map<BudgetKey, long[]> usage = new HashMap<>();
+        usage.put(merchant, new long[] {68_000, 22_000, 10_000});
+        for (int i = 0; i < 5; i++) {
+            usage.put(new BudgetKey("growth-global", "acct_small_" + i), new long[] {0, 100, 0});
+        }
+
+        Plan plan = small.plan(usage, ALL, now);
+
+        assertThat(plan.writes()).hasSize(3).containsKey(merchant);
+        assertThat(plan.writes().get(merchant)).containsExactly(new double[] {0.68, 0.22, 0.10}, within(1e-9));
+        assertThat(plan.deferred()).isEqualTo(3);
     }
 
     @Test
