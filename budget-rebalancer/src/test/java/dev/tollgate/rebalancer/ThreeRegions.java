@@ -61,13 +61,20 @@ final class ThreeRegions implements AutoCloseable {
         return DriverManager.getConnection(jdbcUrl, postgres.username(), postgres.password());
     }
 
+    /** A token bucket on an account's api key: a limit the rebalancer splits. */
     void createTokenBucketRule(String ruleId, int ratePerS, int burst) throws SQLException {
+        createTokenBucketRule(ruleId, "api_key", ratePerS, burst);
+    }
+
+    /** @param identity as the rules store spells it: api_key, ip or user */
+    void createTokenBucketRule(String ruleId, String identity, int ratePerS, int burst) throws SQLException {
         try (Connection connection = connect();
-             PreparedStatement insert = connection.prepareStatement(
-                     "INSERT INTO rules (rule_id, domain, match_plan, algorithm, rate_per_s, burst) VALUES (?, 'public-api', 'growth', 'token_bucket', ?, ?)")) {
+             PreparedStatement insert = connection.prepareStatement("INSERT INTO rules (rule_id, domain, match_plan, identity, algorithm, rate_per_s, burst)"
+                     + " VALUES (?, 'public-api', 'growth', ?, 'token_bucket', ?, ?)")) {
             insert.setString(1, ruleId);
-            insert.setInt(2, ratePerS);
-            insert.setInt(3, burst);
+            insert.setString(2, identity);
+            insert.setInt(3, ratePerS);
+            insert.setInt(4, burst);
             insert.executeUpdate();
         }
     }

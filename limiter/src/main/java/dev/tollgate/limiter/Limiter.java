@@ -422,6 +422,7 @@ public final class Limiter {
     /** The one place answers become the response: per entry, with the decision metrics and the usage report. */
     private CompletableFuture<CheckResponse> respond(Timer.Sample sample, List<CheckEntry> entries, EntryResult[] results,
                                                      List<KeyGroup> groups, CompletableFuture<GroupAnswer>[] answers) {
+        Rule[] applied = new Rule[results.length];
         for (int g = 0; g < answers.length; g++) {
             GroupAnswer answer = answers[g].join();
             if (answer.failed()) {
@@ -438,6 +439,7 @@ public final class Limiter {
                 long cost = 0;
                 for (int entry : group.entryIndexes(i)) {
                     results[entry] = result;
+                    applied[entry] = group.rule(i);
                     cost += entries.get(entry).costValue();
                 }
                 if (group.shadow() && result.verdict() == Verdict.DENY) {
@@ -449,7 +451,7 @@ public final class Limiter {
         CheckResponse response = CheckResponse.of(Arrays.asList(results));
         metrics.checked(sample, response.verdict());
         if (response.allowed()) {
-            recordUsage(entries, results);
+            recordUsage(entries, results, applied);
         } else {
             refundAdmitted(answers);
         }
@@ -470,11 +472,17 @@ public final class Limiter {
         }
     }
 
-    /** Admitted spends of enforced rules, for the region's usage report (shadow and unknown rules spend nothing real). */
-    private void recordUsage(List<CheckEntry> entries, EntryResult[] results) {
+    /**
+     * Admitted spends of enforced rules whose limits are split across regions, for the region's usage
+     * report: what the budget rebalancer splits by (shadow and unknown rules spend nothing real). Nothing
+     * else is reported, so keys a caller chooses (per-IP limits, login logs) cost no memory here, no
+     * place under the recorder's cap on keys per interval, and no Redis write.
+     */
+    private void recordUsage(List<CheckEntry> entries, EntryResult[] results, Rule[] applied) {
         for (int i = 0; i < results.length; i++) {
             EntryResult result = results[i];
-            if (result.verdict() == Verdict.ALLOW && result.unknownRule() == null && result.shadow() == null) {
+            if (result.verdict() == Verdict.ALLOW && result.unknownRule() == null && result.shadow() == null
+                    && applied[i] != null && applied[i].regionBudgeted()) {
                 usage.admitted(result.rule(), entries.get(i).key(), entries.get(i).costValue());
             }
         }
@@ -536,7 +544,7 @@ public final class Limiter {
             return this;
         }
 
-        /** Told of every admitted entry, to report the region's usage. */
+        /** Told of every admitted entry of a limit split across regions, to report the region's usage. */
         public Builder usage(UsageSink value) {
             this.usage = value;
             return this;

@@ -4,6 +4,9 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.Verdict;
+import dev.tollgate.common.rule.FailMode;
+import dev.tollgate.common.rule.Identity;
+import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
@@ -18,11 +21,14 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * The engine's local answers and spends on the in-memory store, whose semantics the contract suite holds
@@ -95,6 +101,28 @@ class LimiterOnMemoryStoreTest {
         assertThat(third.entries().get(0).shadow()).isTrue();
         assertThat(reported).as("a shadow rule spends nothing real; its deny is reported for the region's shadow-deny rate")
                 .containsExactly("shadow-denied login-ip 1");
+    }
+
+    @Test
+    void reportsUsageOnlyOfLimitsSplitAcrossRegionsSoASprayOfCallerChosenKeysNeverReachesTheRebalancer() throws Exception {
+        // review M3: every admitted entry was reported, so a spray of distinct IPs filled the region's usage
+        // (and the recorder's cap on keys per interval) and each IP got region_budget rows in every snapshot
+        Rule perIpBucket = new Rule("per-ip", "auth", LOGIN, Identity.IP, Limit.TokenBucket.perSecond(10, 20), null, null, 1, 1);
+        Rule perUserLog = new Rule("login-user", "auth", LOGIN, Identity.USER, new Limit.SlidingLog(20, 60), null, FailMode.CLOSED, 1, 1);
+        Rule daily = Rule.fixedWindow("account-daily", "auth", 10_000, 86_400).withMatch(LOGIN);
+        Map<String, Long> reported = new ConcurrentHashMap<>();
+        Limiter limiter = builder(Optimizations.NONE, account, daily, perIpBucket, perIp, perUserLog)
+                .usage((rule, key, cost) -> reported.merge(rule + " " + key, cost, Long::sum)).build();
+
+        for (int i = 0; i < 1_000; i++) {
+            String ip = "198.51." + (i / 256) + "." + (i % 256);
+            CheckResponse response = check(limiter, CheckEntry.of("account", "acct_merchant", 1), CheckEntry.of("account-daily", "acct_merchant", 1),
+                    CheckEntry.of("per-ip", ip, 1), CheckEntry.of("login-ip", ip, 1), CheckEntry.of("login-user", "user-" + i, 1));
+            assertThat(response.allowed()).isTrue();
+        }
+
+        assertThat(reported).as("the merchant's account limits only: per-IP keys and login logs keep the default split")
+                .containsOnly(entry("account acct_merchant", 1_000L), entry("account-daily acct_merchant", 1_000L));
     }
 
     @Test

@@ -102,10 +102,13 @@ class UsageIT extends ServiceTestBase {
 
         JsonNode log = WatchIT.find(usage.get("limits"), "rule_id", login);
         assertThat(log.get("count").asLong()).isEqualTo(2);
+        // review M3: pods report no usage of a per-IP login log, so no rate is known; not a rate of 0
+        assertThat(log.has("recent_rate_per_s")).as("a rate for a log whose usage is not reported").isFalse();
         assertThat(log.get("remaining").asLong()).isEqualTo(3);
         assertThat(log.get("capacity").asLong()).isEqualTo(5);
         JsonNode quota = WatchIT.find(usage.get("limits"), "rule_id", daily);
         assertThat(quota.get("count").asLong()).isEqualTo(3);
+        assertThat(quota.get("recent_rate_per_s").asDouble()).isZero();
         assertThat(quota.get("remaining").asLong()).isEqualTo(9997);
         assertThat(quota.get("window").asString()).isEqualTo(LocalDate.now(ZoneOffset.UTC).toString());
         assertThat(quota.get("redis_key").asString()).isEqualTo("q:{" + key + "}:" + daily + ":" + LocalDate.now(ZoneOffset.UTC));

@@ -75,6 +75,11 @@ public final class BudgetSplit {
         return regions.size();
     }
 
+    /** The least share any region gets, as a fraction of the limit. */
+    public double floor() {
+        return floor / (double) WHOLE;
+    }
+
     /** The default split as doubles, summing to exactly 1.0 in region order. */
     public double[] defaultShares() {
         return toShares(defaults.clone());

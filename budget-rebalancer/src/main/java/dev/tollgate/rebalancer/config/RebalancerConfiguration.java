@@ -112,7 +112,8 @@ class RebalancerConfiguration {
     @Bean
     RebalanceCycle rebalanceCycle(LeaderLock lock, UsageReader usage, BudgetSplit split, RebalancerMetrics metrics,
                                   RebalancerProperties rebalancer) {
-        BudgetBook book = new BudgetBook(split, rebalancer.idleAfter(), rebalancer.minChange(), rebalancer.maxKeysPerCycle());
+        BudgetBook book = new BudgetBook(split, rebalancer.idleAfter(), rebalancer.minChange(), rebalancer.minUsage(),
+                rebalancer.maxKeysPerCycle());
         return new RebalanceCycle(lock, usage, new BudgetStore(split.regions()), book, metrics, Clock.systemUTC(), rebalancer.usageLag());
     }
 

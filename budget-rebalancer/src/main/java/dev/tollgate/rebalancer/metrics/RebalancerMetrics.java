@@ -1,5 +1,6 @@
 package dev.tollgate.rebalancer.metrics;
 
+import dev.tollgate.rebalancer.budget.Plan;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,7 +50,9 @@ public final class RebalancerMetrics {
     private final Counter rebalanced;
     private final Counter written;
     private final Counter reset;
-    private final Counter skipped;
+    private final Counter skippedUnknownRule;
+    private final Counter skippedDefaultSplit;
+    private final Counter skippedBelowMinimum;
     private final Counter deferred;
     private final AtomicInteger unreachable = new AtomicInteger();
     private final AtomicInteger active = new AtomicInteger();
@@ -65,7 +68,9 @@ public final class RebalancerMetrics {
         this.rebalanced = Counter.builder(KEYS_REBALANCED).description("Keys with usage whose shares a cycle computed").register(registry);
         this.written = Counter.builder(KEYS_WRITTEN).description("Keys whose shares changed enough to be written").register(registry);
         this.reset = Counter.builder(KEYS_RESET).description("Idle keys returned to the default split (rows deleted)").register(registry);
-        this.skipped = Counter.builder(KEYS_SKIPPED).description("Keys with usage under a rule the rules store does not hold").register(registry);
+        this.skippedUnknownRule = skipped("unknown_rule", registry);
+        this.skippedDefaultSplit = skipped("default_split", registry);
+        this.skippedBelowMinimum = skipped("below_minimum", registry);
         this.deferred = Counter.builder(KEYS_DEFERRED)
                 .description("Key changes left for a later cycle: over tollgate.rebalancer.max-keys-per-cycle").register(registry);
         Gauge.builder(REGIONS_UNREACHABLE, unreachable, AtomicInteger::get)
@@ -88,11 +93,24 @@ public final class RebalancerMetrics {
         durations.get(outcome).record(nanos, TimeUnit.NANOSECONDS);
     }
 
-    public void keys(int rebalancedKeys, int writtenKeys, int resetKeys, int skippedKeys, int deferredKeys) {
+    /**
+     * Keys with usage a cycle did not split, by {@code reason}: {@code unknown_rule} (the rules store does not
+     * hold it), {@code default_split} (a rule whose keys keep the default split: per-IP and sliding-log rules,
+     * reported only by pods of an older release), {@code below_minimum} (used less than
+     * {@code tollgate.rebalancer.min-usage} of its limit: the default split serves it).
+     */
+    private static Counter skipped(String reason, MeterRegistry registry) {
+        return Counter.builder(KEYS_SKIPPED).description("Keys with usage whose shares a cycle did not compute, by why")
+                .tag("reason", reason).register(registry);
+    }
+
+    public void keys(int rebalancedKeys, int writtenKeys, int resetKeys, Plan.Skipped skippedKeys, int deferredKeys) {
         rebalanced.increment(rebalancedKeys);
         written.increment(writtenKeys);
         reset.increment(resetKeys);
-        skipped.increment(skippedKeys);
+        skippedUnknownRule.increment(skippedKeys.unknownRule());
+        skippedDefaultSplit.increment(skippedKeys.defaultSplit());
+        skippedBelowMinimum.increment(skippedKeys.belowMinimum());
         deferred.increment(deferredKeys);
     }
 

@@ -20,7 +20,7 @@ import java.util.Map;
 public record CycleResult(Outcome outcome, long windowStart, int keysWithUsage, int unreachable, Plan plan,
                           Duration read, Duration compute, Duration write) {
 
-    static final Plan NOTHING = new Plan(Map.of(), List.of(), 0, 0, 0);
+    static final Plan NOTHING = new Plan(Map.of(), List.of(), 0, Plan.Skipped.NONE, 0);
 
     static CycleResult standby() {
         return new CycleResult(Outcome.STANDBY, 0, 0, 0, NOTHING, Duration.ZERO, Duration.ZERO, Duration.ZERO);

@@ -1,5 +1,10 @@
 package dev.tollgate.rebalancer.store;
 
+import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Identity;
+import dev.tollgate.common.rule.Limit;
+import dev.tollgate.common.rule.Rule;
 import dev.tollgate.rebalancer.budget.BudgetKey;
 import dev.tollgate.rebalancer.budget.Plan;
 import dev.tollgate.rebalancer.budget.StoredBudgets;
@@ -17,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -67,18 +73,34 @@ public final class BudgetStore {
         }
     }
 
-    /** Every rule id and budget row, and the revision they are as of, in one consistent read. */
+    /** Every rule, override and budget row, and the revision they are as of, in one consistent read. */
     public StoredBudgets load(Connection connection) throws SQLException {
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
         try {
             long revision = revision(connection);
             // each rule id once, the same String for every key under it: a million keys share a handful of rules
-            Map<String, String> rules = new HashMap<>();
-            try (PreparedStatement select = connection.prepareStatement("SELECT rule_id FROM rules");
+            Map<String, String> ids = new HashMap<>();
+            List<Rule> rules = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT rule_id, domain, identity, algorithm, rate_per_s, period_s, burst, \"limit\", window_s FROM rules");
                  ResultSet result = select.executeQuery()) {
                 while (result.next()) {
-                    rules.put(result.getString(1), result.getString(1));
+                    ids.put(result.getString(1), result.getString(1));
+                    Rule rule = rule(result);
+                    if (rule != null) {
+                        rules.add(rule);
+                    }
+                }
+            }
+            List<AccountOverride> overrides = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT account_id, rule_id, rate_per_s, burst, expires_at FROM overrides");
+                 ResultSet result = select.executeQuery()) {
+                while (result.next()) {
+                    OffsetDateTime expires = result.getObject(5, OffsetDateTime.class);
+                    overrides.add(new AccountOverride(result.getString(1), ids.getOrDefault(result.getString(2), result.getString(2)),
+                            result.getInt(3), result.getInt(4), expires == null ? null : expires.toInstant(), null));
                 }
             }
             Map<BudgetKey, double[]> shares = new HashMap<>();
@@ -95,7 +117,7 @@ public final class BudgetStore {
                             continue;
                         }
                         String rule = result.getString(1);
-                        shares.computeIfAbsent(new BudgetKey(rules.getOrDefault(rule, rule), result.getString(2)), k -> nanArray())
+                        shares.computeIfAbsent(new BudgetKey(ids.getOrDefault(rule, rule), result.getString(2)), k -> nanArray())
                                 [region] = result.getDouble(4);
                     }
                 }
@@ -105,13 +127,35 @@ public final class BudgetStore {
                 log.warn("region_budgets holds {} rows of regions this rebalancer does not know (it knows {}); they are left alone",
                         otherRegions, regions);
             }
-            return new StoredBudgets(revision, rules.keySet(), shares);
+            return new StoredBudgets(revision, rules, overrides, shares);
         } catch (SQLException | RuntimeException e) {
             rollbackQuietly(connection);
             throw e;
         } finally {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             connection.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * A rule as far as rebalancing needs it: its identity and its limit (whether its keys are split across
+     * regions, and how many tokens a second a share of it is). Null for a kind this release does not know
+     * (a newer schema's): its keys are skipped as under an unknown rule, so they keep the default split.
+     */
+    private static Rule rule(ResultSet row) throws SQLException {
+        String id = row.getString(1);
+        try {
+            Identity identity = Identity.valueOf(row.getString(3).toUpperCase(Locale.ROOT));
+            Limit limit = switch (Algorithm.valueOf(row.getString(4).toUpperCase(Locale.ROOT))) {
+                case TOKEN_BUCKET -> new Limit.TokenBucket(row.getInt(5), row.getInt(6), row.getInt(7));
+                case SLIDING_LOG -> new Limit.SlidingLog(row.getInt(8), row.getInt(9));
+                case FIXED_WINDOW -> new Limit.FixedWindow(row.getInt(8), row.getInt(9));
+            };
+            return new Rule(id, row.getString(2), null, identity, limit, null, null, 1, 1);
+        } catch (IllegalArgumentException e) {
+            log.warn("rule {} has an identity or algorithm this rebalancer does not know ({}, {}): its keys keep the default split",
+                    id, row.getString(3), row.getString(4));
+            return null;
         }
     }
 

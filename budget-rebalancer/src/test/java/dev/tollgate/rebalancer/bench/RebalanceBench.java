@@ -82,8 +82,9 @@ public final class RebalanceBench {
             String url = postgres.newDatabase("rebalance_bench");
             Flyway.configure().dataSource(url, postgres.username(), postgres.password()).locations("classpath:db/migration").load().migrate();
             try (Connection connection = DriverManager.getConnection(url, postgres.username(), postgres.password());
+                 // 10 a second: the 20 to 220 a window written below is above the 10% minimum usage, so every key is split
                  PreparedStatement insert = connection.prepareStatement("INSERT INTO rules (rule_id, domain, match_route, algorithm, rate_per_s, burst)"
-                         + " VALUES (?, 'public-api', ?, 'token_bucket', 1000, 2000)")) {
+                         + " VALUES (?, 'public-api', ?, 'token_bucket', 10, 20)")) {
                 for (String rule : RULES) {
                     insert.setString(1, rule);
                     insert.setString(2, rule.substring("route-".length()));
@@ -106,7 +107,7 @@ public final class RebalanceBench {
             BudgetSplit split = new BudgetSplit(REGIONS, DEFAULTS, 0.10);
             UsageReader reader = new UsageReader(endpoints, READ_DEADLINE);
             try (LeaderLock lock = new LeaderLock(() -> DriverManager.getConnection(url, postgres.username(), postgres.password()), 42)) {
-                BudgetBook book = new BudgetBook(split, Duration.ofMinutes(5), 0.01, maxKeysPerCycle);
+                BudgetBook book = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 0.10, maxKeysPerCycle);
                 BudgetStore store = new BudgetStore(REGIONS);
                 RebalancerMetrics metrics = new RebalancerMetrics(new SimpleMeterRegistry());
                 Duration lag = Duration.ofSeconds(2);

@@ -204,6 +204,7 @@ class PropertiesTest {
         assertThat(rebalancer.floor()).isEqualTo(0.10);
         assertThat(rebalancer.idleAfter()).isEqualTo(Duration.ofMinutes(5));
         assertThat(rebalancer.minChange()).isEqualTo(0.01);
+        assertThat(rebalancer.minUsage()).isEqualTo(0.10);
         assertThat(rebalancer.lockKey()).isEqualTo(0x746f6c6c67617465L);
         assertThat(rebalancer.readDeadline()).isEqualTo(Duration.ofSeconds(3));
         assertThat(rebalancer.maxKeysPerCycle()).isEqualTo(25_000);
@@ -218,6 +219,8 @@ class PropertiesTest {
             "tollgate.rebalancer.floor, 0, tollgate.rebalancer.floor",
             "tollgate.rebalancer.floor, 1.5, tollgate.rebalancer.floor",
             "tollgate.rebalancer.min-change, 1, tollgate.rebalancer.min-change",
+            "tollgate.rebalancer.min-usage, -0.1, tollgate.rebalancer.min-usage",
+            "tollgate.rebalancer.min-usage, 0.2, tollgate.rebalancer.min-usage must be at most tollgate.rebalancer.floor",
             "tollgate.rebalancer.read-deadline, 0s, tollgate.rebalancer.read-deadline",
             "tollgate.rebalancer.read-deadline, 10s, tollgate.rebalancer.read-deadline must be below tollgate.rebalancer.period",
             "tollgate.rebalancer.max-keys-per-cycle, 0, tollgate.rebalancer.max-keys-per-cycle",

@@ -109,6 +109,19 @@ public record Rule(
                 : this;
     }
 
+    /**
+     * Whether each key's limit is split across regions by where its traffic is (region_budgets, rewritten
+     * every 10 s by the budget rebalancer), or every region keeps its default share. Split: a key of an
+     * account, its {@code api_key} or {@code user}, counted by a token bucket or a fixed window, the design's
+     * "one limit per merchant". Not split: an {@code ip}, which a caller chooses (a client spraying addresses
+     * would move one region's share per address and give each a row in every pod's snapshot), and a sliding
+     * log, the login limit, keyed by whatever address or username the caller types. The pods report usage
+     * for split limits only, and the rebalancer splits only these.
+     */
+    public boolean regionBudgeted() {
+        return identity != Identity.IP && algorithm() != Algorithm.SLIDING_LOG;
+    }
+
     public boolean shadow() {
         return mode == Mode.SHADOW;
     }

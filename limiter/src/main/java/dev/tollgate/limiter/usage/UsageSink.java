@@ -1,7 +1,9 @@
 package dev.tollgate.limiter.usage;
 
 /**
- * Told of every admitted entry, and of every entry a shadow rule would have denied, on the request's
+ * Told of every admitted entry of a limit split across regions ({@link dev.tollgate.common.rule.Rule#regionBudgeted()}:
+ * the budget rebalancer's input; per-IP limits and login logs are not reported), and of every entry a
+ * shadow rule would have denied, on the request's
  * thread: an implementation must only count in memory and never block (usage reaches Redis later, in
  * batches, off the request path).
  */

@@ -29,7 +29,7 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
      * @param limitText the limit as configured, with an override applied
      */
     record Bucket(String ruleId, String domain, String algorithm, boolean shadow, boolean inUse, long left, long limit,
-                  String resets, String limitText, String share, boolean overridden, String recentRate) {
+                  String resets, String limitText, String share, boolean overridden, boolean reported, String recentRate) {
 
         public boolean empty() {
             return left <= 0;
@@ -73,6 +73,11 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
         return buckets.stream().map(Bucket::ruleId).toList();
     }
 
+    /** The rules whose usage the pods report: those split across regions (no per-IP limit, no sliding log). */
+    public List<String> reportedRuleIds() {
+        return buckets.stream().filter(Bucket::reported).map(Bucket::ruleId).toList();
+    }
+
     private static Bucket bucket(KeyUsage.Limit limit, long nowMs) {
         KeyUsage.Applied rule = limit.rule();
         long left;
@@ -106,7 +111,8 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
             limitText = capacity + " per " + duration(Duration.ofSeconds(window.windowS())) + " window";
         }
         return new Bucket(rule.ruleId(), rule.domain(), label(rule.algorithm()), rule.mode() == dev.tollgate.common.rule.Mode.SHADOW,
-                stored, left, capacity, resets, limitText, percent(rule.share()), rule.overridden(), RateChart.rate(rule.recentRatePerS()));
+                stored, left, capacity, resets, limitText, percent(rule.share()), rule.overridden(), rule.recentRatePerS() != null,
+                rule.recentRatePerS() == null ? "not reported" : RateChart.rate(rule.recentRatePerS()));
     }
 
     static String label(Algorithm algorithm) {

@@ -150,10 +150,11 @@ class KeyPages {
     private RateChart chart(KeyPage page) {
         List<String> rules = page.buckets().stream().filter(KeyPage.Bucket::inUse).map(KeyPage.Bucket::ruleId).toList();
         try {
-            RecentUsage.Series series = recent.admitted(page.key(), page.ruleIds());
+            // pods report no usage of per-IP limits and sliding logs: nothing to read or draw for them
+            RecentUsage.Series series = recent.admitted(page.key(), page.reportedRuleIds());
             var windows = samples.record(page.key(), series, UsageKeys.WINDOW_SECONDS);
             // every rule that saw traffic in the remembered windows, or has state now
-            List<String> drawn = page.ruleIds().stream()
+            List<String> drawn = page.reportedRuleIds().stream()
                     .filter(rule -> rules.contains(rule) || windows.values().stream().anyMatch(rates -> rates.getOrDefault(rule, 0.0) > 0))
                     .toList();
             return RateChart.of(windows, drawn, UsageKeys.WINDOW_SECONDS);

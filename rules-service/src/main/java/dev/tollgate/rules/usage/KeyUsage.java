@@ -40,10 +40,12 @@ public record KeyUsage(
      * @param share          this region's share of the rule's limit for the key (1 without a budget)
      * @param overridden     true when an account override replaced rate and burst
      * @param recentRatePerS requests per second this region admitted for the key under this rule in the
-     *                       last closed 10 s usage window (what the pods report and the rebalancer reads)
+     *                       last closed 10 s usage window (what the pods report and the rebalancer reads);
+     *                       null (absent in JSON) for a rule whose limits are not split across regions (an {@code ip}
+     *                       identity, a sliding log): pods do not report its usage, so none is known
      */
     public record Applied(String ruleId, String domain, Algorithm algorithm, Mode mode, double share, boolean overridden,
-                          double recentRatePerS) {
+                          Double recentRatePerS) {
     }
 
     /**

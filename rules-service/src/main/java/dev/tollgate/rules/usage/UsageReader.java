@@ -83,8 +83,9 @@ public class UsageReader {
                 AccountOverride override = overrideByRule.get(rule.id());
                 Rule applied = override == null ? rule : rule.overriddenBy(override);
                 double share = shareByRule.getOrDefault(rule.id(), defaultShare);
+                // pods report the usage of limits split across regions only (Rule.regionBudgeted)
                 pending.add(new Pending(applied, share, override != null, send(store, key, applied, share, now),
-                        store.admitted(rule.id(), key, window)));
+                        rule.regionBudgeted() ? store.admitted(rule.id(), key, window) : null));
             }
             List<KeyUsage.Limit> limits = new ArrayList<>(pending.size());
             for (Pending read : pending) {
@@ -115,6 +116,7 @@ public class UsageReader {
         final double share;
         final boolean overridden;
         final CompletableFuture<?> state;
+        /** Null for a rule whose usage the pods do not report. */
         final CompletableFuture<Long> admitted;
 
         Pending(Rule rule, double share, boolean overridden, CompletableFuture<?> state, CompletableFuture<Long> admitted) {
@@ -128,7 +130,7 @@ public class UsageReader {
         KeyUsage.Limit complete() {
             Object answer = counters.await(state);
             // requests per second this region admitted in the last closed usage window
-            double recentRate = counters.await(admitted) / (double) UsageKeys.WINDOW_SECONDS;
+            Double recentRate = admitted == null ? null : counters.await(admitted) / (double) UsageKeys.WINDOW_SECONDS;
             KeyUsage.Applied applied = new KeyUsage.Applied(rule.id(), rule.domain(), rule.algorithm(), rule.mode(), share, overridden,
                     recentRate);
             if (answer instanceof TokenLevel level && rule.limit() instanceof Limit.TokenBucket bucket) {

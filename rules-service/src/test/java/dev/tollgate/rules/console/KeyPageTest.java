@@ -33,6 +33,22 @@ class KeyPageTest {
     }
 
     @Test
+    void aLimitWhoseUsageThePodsDoNotReportShowsNoRateAndIsNotCharted() {
+        // review M3: a per-IP login log is not split across regions, so pods report none of its usage
+        KeyUsage.Limit log = new KeyUsage.SlidingLog(new KeyUsage.Applied("login-ip", "auth", Algorithm.SLIDING_LOG, Mode.ENFORCE,
+                1.0, false, null), "rl:{a}:login-ip:log", true, 2, 5, 3, 60);
+        KeyUsage.Limit bucket = new KeyUsage.TokenBucket(new KeyUsage.Applied("growth-global", "public-api", Algorithm.TOKEN_BUCKET,
+                Mode.ENFORCE, 1.0, false, 0.0), "rl:{a}:growth-global", false, 200, 200, 200, 100, 1);
+
+        KeyPage page = KeyPage.of(usage(List.of(log, bucket)));
+
+        assertThat(page.buckets().get(0).ruleId()).isEqualTo("login-ip");
+        assertThat(page.buckets().get(0).recentRate()).isEqualTo("not reported");
+        assertThat(page.buckets().get(1).recentRate()).isEqualTo("0/s");
+        assertThat(page.reportedRuleIds()).containsExactly("growth-global");
+    }
+
+    @Test
     void aDailyWindowResetsAtMidnightUtc() {
         KeyUsage.Limit daily = new KeyUsage.FixedWindow(new KeyUsage.Applied("free-daily", "public-api", Algorithm.FIXED_WINDOW,
                 Mode.ENFORCE, 1.0, false, 0.0), "q:{a}:free-daily:2026-11-30", "2026-11-30", true, 3, 10_000, 9_997, 86_400);
