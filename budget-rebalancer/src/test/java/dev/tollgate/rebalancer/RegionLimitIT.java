@@ -12,6 +12,8 @@ import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.limiter.usage.UsageRecorder;
 import dev.tollgate.limiter.usage.UsageSettings;
+import dev.tollgate.rebalancer.metrics.RebalancerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The point of the whole exercise: one client's limit holds across three regions. Each region runs the
@@ -143,11 +146,16 @@ class RegionLimitIT {
         AtomicLong[] sent = new AtomicLong[n];
         AtomicLong[] admitted = new AtomicLong[n];
         AtomicLong failed = new AtomicLong();
+        AtomicLong failedOpen = new AtomicLong();
+        AtomicLong answered = new AtomicLong();
+        AtomicLong lastAnswered = new AtomicLong();
         for (int i = 0; i < n; i++) {
             sent[i] = new AtomicLong();
             admitted[i] = new AtomicLong();
         }
         CheckRequest request = new CheckRequest("public-api", List.of(CheckEntry.of(RULE, KEY, 1)));
+        MeterRegistry rebalancing = rebalancer.getBean(MeterRegistry.class);
+        double writtenBefore = rebalancing.counter(RebalancerMetrics.KEYS_WRITTEN).count();
         long started = System.nanoTime();
         long end = started + WINDOW.toNanos();
         double[] owed = new double[n];
@@ -165,33 +173,51 @@ class RegionLimitIT {
                 for (; owed[i] >= 1; owed[i]--) {
                     sent[i].incrementAndGet();
                     limiters.get(i).check(request).whenComplete((response, error) -> {
+                        lastAnswered.accumulateAndGet(System.nanoTime(), Math::max);
                         if (error != null) {
                             failed.incrementAndGet();
+                        } else if (response.entries().get(0).fallback() != null) {
+                            // the pod's fallback bucket answered, not the region's budget: counted apart
+                            failedOpen.incrementAndGet();
                         } else if (response.verdict() == Verdict.ALLOW) {
                             admitted[region].incrementAndGet();
                         }
+                        answered.incrementAndGet();
                     });
                 }
             }
         }, 0, 10, TimeUnit.MILLISECONDS);
 
-        Thread.sleep(WINDOW.toMillis() + 500);
-        sender.cancel(false);
-        Thread.sleep(1_000);
-
-        long totalSent = sent[0].get() + sent[1].get() + sent[2].get();
-        long totalAdmitted = admitted[0].get() + admitted[1].get() + admitted[2].get();
-        long limitOverWindow = LIMIT * WINDOW.toSeconds();
+        Thread.sleep(WINDOW.toMillis());
+        // read while the traffic is on: a cycle that reads a window after it ends returns the key to the default split
         double usEastShare = ruleBooks.get(0).share(GROWTH, KEY);
-        log.info("sent {} ({} / {} / {}), admitted {} ({} / {} / {}) of a limit of {} over {} s; us-east's share at the end {}",
-                totalSent, sent[0], sent[1], sent[2], totalAdmitted, admitted[0], admitted[1], admitted[2],
-                limitOverWindow, WINDOW.toSeconds(), usEastShare);
+        Thread.sleep(500);
+        sender.cancel(false);
+        long lastSent = lastTick[0];
+        // every check sent has its answer: counted, not waited for by the clock
+        await().atMost(Duration.ofSeconds(30)).until(() -> answered.get() == sent[0].get() + sent[1].get() + sent[2].get());
+        long totalSent = sent[0].get() + sent[1].get() + sent[2].get();
+
+        long totalAdmitted = admitted[0].get() + admitted[1].get() + admitted[2].get();
+        // the limit over the time the traffic really took, on a machine that may run the sender's ticks and the
+        // checks late: from the first send to the last send, and to the last answer (when the last token was taken)
+        double sendingS = (lastSent - started) / 1e9;
+        double answeringS = (lastAnswered.get() - started) / 1e9;
+        long limitOverWindow = LIMIT * WINDOW.toSeconds();
+        double written = rebalancing.counter(RebalancerMetrics.KEYS_WRITTEN).count() - writtenBefore;
+        log.info("sent {} ({} / {} / {}) over {} s, admitted {} ({} / {} / {}) by the budgets, answered by {} s, {} from fallback; "
+                        + "a limit of {} over {} s; us-east's share as the traffic ended {}; {} budget rows written",
+                totalSent, sent[0], sent[1], sent[2], String.format("%.2f", sendingS), totalAdmitted, admitted[0], admitted[1], admitted[2],
+                String.format("%.2f", answeringS), failedOpen.get(), limitOverWindow, WINDOW.toSeconds(), usEastShare, written);
 
         assertThat(failed.get()).as("checks that failed").isZero();
-        assertThat(totalSent).as("the client asked for twice its limit").isGreaterThan(limitOverWindow * 19 / 10);
+        // a store call slower than its 500 ms timeout is answered by the pod's fallback bucket: rare, and not what this measures
+        assertThat(failedOpen.get()).as("checks answered from fallback").isLessThanOrEqualTo(totalSent / 100);
+        assertThat(totalSent).as("the client asked for twice its limit").isGreaterThan((long) (LIMIT * sendingS * 19 / 10));
         // the full limit in every region would admit 200 + 100 + 20 a second here: 1.6 times the limit
-        assertThat(totalAdmitted).as("admitted across the regions").isLessThanOrEqualTo(limitOverWindow * 105 / 100);
-        assertThat(totalAdmitted).as("and the budgets left little of the limit unused").isGreaterThan(limitOverWindow * 85 / 100);
+        assertThat(totalAdmitted).as("admitted across the regions").isLessThanOrEqualTo((long) (LIMIT * answeringS * 105 / 100));
+        assertThat(totalAdmitted).as("and the budgets left little of the limit unused").isGreaterThan((long) (LIMIT * sendingS * 85 / 100));
+        assertThat(written).as("budget rows the rebalancer wrote from the regions' usage").isPositive();
         assertThat(usEastShare).as("us-east's budget followed its traffic above its default 60%").isGreaterThan(0.61);
     }
 }

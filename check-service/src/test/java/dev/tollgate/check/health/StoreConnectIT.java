@@ -1,6 +1,7 @@
 package dev.tollgate.check.health;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -31,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A check-service pod and its counter store, as issue 11 found them broken: a pod started before its
- * Redis Cluster exists enforces within 2 s of the cluster answering; until then it says so (health,
+ * Redis Cluster exists enforces at its next connect attempt once the cluster answers; until then it says so (health,
  * readiness, {@code tollgate_store_connected}) and sizes fallback by its pod floor, not by 1; once
  * ready, a store outage does not take readiness away; a pod that never reaches its store turns ready
  * in fallback after its grace.
@@ -48,10 +49,12 @@ class StoreConnectIT {
     private static final Pattern CONNECTED = Pattern.compile("(?m)^tollgate_store_connected\\{[^}]*} (\\S+)$");
 
     @Test
-    void aPodStartedBeforeItsClusterEnforcesWithinTwoSecondsOfTheClusterAnswering() throws Exception {
+    void aPodStartedBeforeItsClusterEnforcesAtItsNextConnectAttemptOnceTheClusterAnswers() throws Exception {
         List<Integer> ports = RedisCluster.reservePorts(3);
         String seeds = String.join(",", ports.stream().map(port -> "127.0.0.1:" + port).toList());
-        try (ConfigurableApplicationContext pod = startPod(seeds, "--tollgate.pods.min=4")) {
+        // no fallback start: this pod must stay not ready until it reaches its store, however long its start took (the
+        // default 30 s grace could be over by the first probe on a busy machine); the grace is the next test's
+        try (ConfigurableApplicationContext pod = startPod(seeds, "--tollgate.pods.min=4", "--tollgate.readiness.store-grace=-1s")) {
             String base = baseUrl(pod);
             // not enforcing: not ready (yet alive), and saying why
             assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(503);
@@ -71,14 +74,17 @@ class StoreConnectIT {
             assertThat(fallback.at("/entries/0/fallback").asString()).isEqualTo("fail_open");
             assertThat(fallback.at("/entries/0/remaining").asLong()).isEqualTo(99);
 
+            RedisCounterStore counters = pod.getBean(RedisCounterStore.class);
             long starting = System.nanoTime();
             try (RedisCluster cluster = RedisCluster.builder().ports(ports).start()) {
                 long answering = System.nanoTime();
+                int failedBeforeAnswering = counters.status().failures();
                 // its nodes answer PING within milliseconds of starting; slots are served about 2 s later (CLUSTER_WRITABLE_DELAY)
                 log.info("the cluster took {} ms to start and form", Duration.ofNanos(answering - starting).toMillis());
                 AtomicLong enforcedAt = new AtomicLong();
                 String key = "acct_" + UUID.randomUUID();
-                await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                // generous: how soon is counted below, in connect attempts; 2 s on a quiet machine, as the log shows
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
                     JsonNode answer = check(base, key);
                     if (answer.at("/entries/0/fallback").isMissingNode()) {
                         enforcedAt.set(System.nanoTime());
@@ -87,29 +93,56 @@ class StoreConnectIT {
                     return false;
                 });
                 Duration took = Duration.ofNanos(Math.max(0, enforcedAt.get() - answering));
-                log.info("enforcing {} ms after the cluster was healthy", took.toMillis());
-                assertThat(took).isLessThanOrEqualTo(Duration.ofSeconds(2));
+                int failedAfterAnswering = counters.status().failures() - failedBeforeAnswering;
+                log.info("enforcing {} ms and {} failed connect attempts after the cluster was healthy", took.toMillis(), failedAfterAnswering);
+                // Counted, not timed: the pod connects at its next attempt once the cluster answers, or at the one after
+                // if the attempt under way read the slot map half-formed. Its waits between attempts are capped at
+                // 500 ms (ConnectBackoffTest), which is what kept it within 2 s on a quiet machine.
+                assertThat(counters.status().connected()).isTrue();
+                assertThat(failedAfterAnswering).as("connect attempts that failed after the cluster answered").isLessThanOrEqualTo(1);
                 assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(200);
                 assertThat(connectedGauge(base)).isEqualTo(1.0);
                 assertThat(health(base).at("/components/enforcing/details/mode").asString()).isEqualTo("enforcing");
             }
 
-            // the cluster is gone again: a store outage must not pull the pod (every pod of the region would go)
-            await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
-                    .until(() -> get(base, "/actuator/health/readiness").statusCode() == 200);
+            // the cluster is gone again: a store outage must not pull the pod (every pod of the region would go). In order:
+            // first the pod answers from fallback, so it has seen the outage; then every readiness probe still says ready
+            assertThat(check(base, "acct_" + UUID.randomUUID()).at("/entries/0/fallback").asString()).isEqualTo("fail_open");
+            for (int probe = 0; probe < 10; probe++) {
+                assertThat(get(base, "/actuator/health/readiness").statusCode()).as("readiness probe %d during the outage", probe + 1).isEqualTo(200);
+            }
             assertThat(check(base, "acct_" + UUID.randomUUID()).at("/entries/0/fallback").asString()).isEqualTo("fail_open");
         }
     }
 
     @Test
     void aPodThatNeverReachesItsStoreTurnsReadyInFallbackAfterItsGrace() throws Exception {
-        try (ConfigurableApplicationContext pod = startPod("127.0.0.1:" + closedPort(), "--tollgate.readiness.store-grace=1s")) {
+        Duration grace = Duration.ofSeconds(3);
+        try (ConfigurableApplicationContext pod = startPod("127.0.0.1:" + closedPort(), "--tollgate.readiness.store-grace=" + grace.toMillis() + "ms")) {
             String base = baseUrl(pod);
-            assertThat(get(base, "/actuator/health/readiness").statusCode()).isEqualTo(503);
-            Instant tryingSince = Instant.parse(health(base).at("/components/counterStore/details/notConnectedSince").asString());
+            Instant graceOver = Instant.parse(health(base).at("/components/counterStore/details/notConnectedSince").asString()).plus(grace);
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> get(base, "/actuator/health/readiness").statusCode() == 200);
-            assertThat(Instant.now()).isAfterOrEqualTo(tryingSince.plusSeconds(1));
+            // The grace runs from the pod's first connect attempt, early in its start, which took 5-30 s on a busy 2-core
+            // machine: the probes may all come after it. So each answer is checked against the grace by the order of
+            // events (one clock, the pod's and ours): refused only to a probe sent before the grace was over, ready
+            // only in an answer received after it. Generous: the order is what is checked, not how soon.
+            int refused = 0;
+            long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (true) {
+                Instant sent = Instant.now();
+                int status = get(base, "/actuator/health/readiness").statusCode();
+                Instant received = Instant.now();
+                if (status == 200) {
+                    assertThat(received).as("ready, not before the grace was over").isAfterOrEqualTo(graceOver);
+                    break;
+                }
+                assertThat(status).isEqualTo(503);
+                assertThat(sent).as("not ready after the grace was over").isBefore(graceOver);
+                refused++;
+                assertThat(System.nanoTime()).as("ready within 30 s").isLessThan(giveUp);
+                Thread.sleep(50);
+            }
+            log.info("ready in fallback after {} probes refused during the {} ms grace", refused, grace.toMillis());
             assertThat(health(base).at("/components/enforcing/details/mode").asString()).startsWith("fallback");
             assertThat(health(base).at("/components/counterStore/details/connected").asBoolean()).isFalse();
             assertThat(connectedGauge(base)).as("the alert's gauge").isEqualTo(0.0);
