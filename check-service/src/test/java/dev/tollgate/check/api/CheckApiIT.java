@@ -1,6 +1,7 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.testsupport.http.RawHttp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,6 +12,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -38,6 +40,7 @@ import static org.hamcrest.Matchers.containsString;
 /** The check contract over HTTP, against a real Redis Cluster: answers, and every bad input's status and code. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureWebTestClient
+@Import(WebTestClients.AutoConfigured.class)
 class CheckApiIT {
 
     @DynamicPropertySource
