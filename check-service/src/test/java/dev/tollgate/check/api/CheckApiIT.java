@@ -1,6 +1,7 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.testsupport.http.RawHttp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,6 +12,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -23,6 +25,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +40,7 @@ import static org.hamcrest.Matchers.containsString;
 /** The check contract over HTTP, against a real Redis Cluster: answers, and every bad input's status and code. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureWebTestClient
+@Import(WebTestClients.AutoConfigured.class)
 class CheckApiIT {
 
     @DynamicPropertySource
@@ -349,6 +353,52 @@ class CheckApiIT {
             assertThat(answer).startsWith("HTTP/1.1 4").containsIgnoringCase("connection: close").contains("\"code\":");
             assertThat(socket.getInputStream().read()).as("the end of the stream, not a reset").isEqualTo(-1);
         }
+    }
+
+    /**
+     * Edge review S2, T9: a pipelined request answered at once, before its trailing content was delivered, left
+     * Reactor Netty 1.3.6 reading nothing more on that connection (see KeepAliveReads). The follow-up on the same
+     * connection must be answered, round after round, however the pipelined pair was served.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"chunked check, OPTIONS", "check, OPTIONS", "health, OPTIONS", "check, OPTIONS, OPTIONS",
+            "health, health", "check, health"})
+    void aConnectionStaysReadableAfterPipelinedRequests(String calls) throws IOException {
+        List<String> names = List.of(calls.split(", "));
+        for (int round = 0; round < 20; round++) {
+            try (Socket socket = new Socket("127.0.0.1", port)) {
+                socket.setSoTimeout(5_000);
+                OutputStream out = socket.getOutputStream();
+                // one write: the server reads them all at once, while the first is still being answered
+                out.write(names.stream().map(CheckApiIT::pipelined).collect(Collectors.joining()).getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                for (String name : names) {
+                    assertThat(RawHttp.read(socket.getInputStream()).status()).as("round %d, %s", round, name).isLessThan(300);
+                }
+
+                String health;
+                try {
+                    health = exchange(socket, "GET /actuator/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+                } catch (SocketTimeoutException unread) {
+                    throw new AssertionError("round " + round + ": the request after the pipelined ones got no answer in 5 s", unread);
+                }
+
+                assertThat(health).as("round %d: the request after the pipelined ones", round).startsWith("HTTP/1.1 200");
+            }
+        }
+    }
+
+    private static String pipelined(String name) {
+        String body = "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"pipe_" + UUID.randomUUID() + "\"}]}";
+        return switch (name) {
+            // chunked: WebFlux's, not the check route's
+            case "chunked check" -> "POST /v1/ratelimit:check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(body.length()) + "\r\n" + body + "\r\n0\r\n\r\n";
+            case "check" -> request("POST", "/v1/ratelimit:check", "application/json", body);
+            case "OPTIONS" -> "OPTIONS /v1/ratelimit:check HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+            case "health" -> "GET /actuator/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+            default -> throw new IllegalArgumentException(name);
+        };
     }
 
     private static String request(String method, String path, String type, String body) {

@@ -124,6 +124,23 @@ class ConnectionLimitsIT {
         }
     }
 
+    /**
+     * Edge review S2: pipelined requests whose last was answered at once left Reactor Netty 1.3.6 neither reading
+     * the connection nor timing it as idle (see KeepAliveReads), so a client that went quiet held it for ever.
+     */
+    @Test
+    void anIdleConnectionIsClosedAfterPipelinedRequestsToo() throws IOException {
+        try (Socket socket = open()) {
+            write(socket, "POST /v1/ratelimit:check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Integer.toHexString(BODY.length()) + "\r\n" + BODY + "\r\n0\r\n\r\n"
+                    + "OPTIONS /v1/ratelimit:check HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertThat(RawHttp.read(socket.getInputStream()).status()).isEqualTo(200);
+            assertThat(RawHttp.read(socket.getInputStream()).status()).isEqualTo(200);
+
+            assertThat(endOfStream(socket.getInputStream())).as("closed once idle").isTrue();
+        }
+    }
+
     /** Many clients at once that all stall: every one is answered, and the pod still checks afterwards. */
     @Test
     void manyStalledConnectionsAreAllAnsweredAndThePodStillServes() throws IOException {

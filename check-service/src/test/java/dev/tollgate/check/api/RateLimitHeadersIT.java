@@ -1,10 +1,12 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.check.WebTestClients;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -15,6 +17,7 @@ import java.util.UUID;
 /** The RateLimit headers of the HTTP check, as headers and in the body, against a real Redis Cluster. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureWebTestClient
+@Import(WebTestClients.AutoConfigured.class)
 class RateLimitHeadersIT {
 
     @DynamicPropertySource

@@ -1,10 +1,12 @@
 package dev.tollgate.check.api;
 
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.testsupport.metrics.SeriesCatalog;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -26,6 +28,7 @@ import static org.hamcrest.Matchers.containsString;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureWebTestClient
+@Import(WebTestClients.AutoConfigured.class)
 class StoreDownIT {
 
     @DynamicPropertySource

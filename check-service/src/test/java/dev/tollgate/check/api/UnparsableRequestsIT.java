@@ -1,5 +1,6 @@
 package dev.tollgate.check.api;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import dev.tollgate.check.SharedClusterPod;
 import dev.tollgate.testsupport.http.RawHttp;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,10 +17,16 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -127,6 +134,51 @@ class UnparsableRequestsIT {
         String raw = exchange(HEAD + "Content-Length: " + check.length() + "\r\nConnection: close\r\n\r\n" + check);
 
         assertThat(raw).startsWith("HTTP/1.1 200 ").contains("\"remaining\":199");
+    }
+
+    /**
+     * Edge review L7: a malformed request read to its end leaves nothing to linger for. The server's socket is closed,
+     * not half-closed for up to 2 s: the client's bytes after the end of the stream are answered with a reset, and a
+     * flood of such requests holds none of the pod's file descriptors once answered.
+     */
+    @Test
+    void aMalformedRequestReadToItsEndIsClosedAtOnceNotLingeredOn() throws IOException {
+        String malformed = "BAD REQUEST LINE\r\nHost: t\r\n\r\n";
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(malformed.getBytes(StandardCharsets.US_ASCII));
+            assertProblem(new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8), 400, "bad_request");
+
+            // a socket closed answers what arrives with a reset; a lingering one reads and drops it
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < 20; i++) {
+                    socket.getOutputStream().write('x');
+                    Thread.sleep(50);
+                }
+            }).as("writing on after the end of the stream").isInstanceOf(IOException.class);
+        }
+
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean files) {
+            int clients = 30;
+            List<Socket> answered = new ArrayList<>();
+            try {
+                long before = files.getOpenFileDescriptorCount();
+                for (int i = 0; i < clients; i++) {
+                    Socket socket = new Socket("127.0.0.1", port);
+                    answered.add(socket);
+                    socket.setSoTimeout(10_000);
+                    socket.getOutputStream().write(malformed.getBytes(StandardCharsets.US_ASCII));
+                    socket.getInputStream().readAllBytes();
+                }
+                // the clients' own sockets, still open; lingering, the pod would hold as many more
+                assertThat(files.getOpenFileDescriptorCount() - before).as("file descriptors open once all were answered")
+                        .isLessThan(clients + clients / 2);
+            } finally {
+                for (Socket socket : answered) {
+                    socket.close();
+                }
+            }
+        }
     }
 
     private static void assertProblem(String raw, int status, String code) {

@@ -1,6 +1,7 @@
 package dev.tollgate.check.metrics;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.check.rules.FakeWatchFeed;
 import dev.tollgate.testsupport.metrics.SeriesCatalog;
 import dev.tollgate.testsupport.redis.RedisCluster;
@@ -154,7 +155,7 @@ class MetricsScrapeIT {
     }
 
     private static WebTestClient client(String port) {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(30)).build();
+        return WebTestClients.to(port, Duration.ofSeconds(30));
     }
 
     private static WebTestClient.BodyContentSpec check(WebTestClient http, String rule, String key) {

@@ -1,6 +1,7 @@
 package dev.tollgate.check.rules;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,7 +99,7 @@ class RulesReadinessIT {
     }
 
     private static WebTestClient client(ConfigurableApplicationContext pod) {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + pod.getEnvironment().getProperty("local.server.port")).build();
+        return WebTestClients.to(pod.getEnvironment().getProperty("local.server.port"));
     }
 
     private static int closedPort() throws IOException {

@@ -1,6 +1,7 @@
 package dev.tollgate.check.rules;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.check.envoy.RlsServer;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -196,7 +197,7 @@ class RulesWatchIT {
 
     private static WebTestClient client(ConfigurableApplicationContext pod) {
         String port = pod.getEnvironment().getProperty("local.server.port");
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        return WebTestClients.to(port);
     }
 
     private static WebTestClient.BodyContentSpec check(WebTestClient http, String key) {

@@ -1,6 +1,7 @@
 package dev.tollgate.check.tls;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.check.WebTestClients;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -269,6 +270,6 @@ class RedisTlsBundleIT {
     }
 
     private static WebTestClient client(String port) {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(30)).build();
+        return WebTestClients.to(port, Duration.ofSeconds(30));
     }
 }

@@ -1,6 +1,7 @@
 package dev.tollgate.check.tracing;
 
 import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.check.WebTestClients;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -61,7 +62,7 @@ class CheckTraceIT {
     @Test
     void oneChecksTraceSpansTheHttpRequestTheEngineAndRedis() {
         String key = "acct_" + UUID.randomUUID();
-        http.mutate().responseTimeout(Duration.ofSeconds(30)).build()
+        WebTestClients.patient(http.mutate(), Duration.ofSeconds(30)).build()
                 .post().uri("/v1/ratelimit:check").contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"" + key + "\"}]}")
                 .exchange().expectStatus().isOk();

@@ -1,0 +1,74 @@
+package dev.tollgate.check.api;
+
+import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.testsupport.http.RawHttp;
+import dev.tollgate.testsupport.redis.RedisCluster;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two pods in one JVM, as a test run or an embedder has them: closing one leaves the other serving (edge review
+ * L8), on the connection it had open and on a new one. On Reactor Netty's global loops, the first pod's close
+ * disposed the loops the second served on.
+ */
+class EventLoopsIT {
+
+    @Test
+    void closingOnePodLeavesTheOtherAnsweringChecks() throws IOException {
+        try (ConfigurableApplicationContext first = start("event-loops-first");
+             ConfigurableApplicationContext second = start("event-loops-second")) {
+            int port = port(second);
+            try (Socket open = new Socket("127.0.0.1", port)) {
+                open.setSoTimeout(10_000);
+                assertThat(check(open).status()).isEqualTo(200);
+                assertThat(check(port(first))).isEqualTo(200);
+
+                first.close();
+
+                assertThat(check(open).status()).as("the connection open to the other pod").isEqualTo(200);
+                assertThat(check(port)).as("a new connection to the other pod").isEqualTo(200);
+            }
+        }
+    }
+
+    private static ConfigurableApplicationContext start(String id) {
+        return new SpringApplicationBuilder(CheckServiceApplication.class)
+                .web(WebApplicationType.REACTIVE)
+                .logStartupInfo(false)
+                .run("--server.port=0", "--tollgate.grpc.enabled=false",
+                        "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
+                        "--tollgate.redis.command-timeout=2s",
+                        "--tollgate.rules.file=src/test/resources/rules-test.yml", "--tollgate.rules.service-url=",
+                        "--tollgate.pods.id=" + id, "--tollgate.region.name=" + id,
+                        "--management.metrics.use-global-registry=false");
+    }
+
+    private static int port(ConfigurableApplicationContext pod) {
+        return Integer.parseInt(pod.getEnvironment().getProperty("local.server.port"));
+    }
+
+    private static String request() {
+        String body = "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"loops_" + UUID.randomUUID() + "\"}]}";
+        return "POST /v1/ratelimit:check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length() + "\r\n\r\n" + body;
+    }
+
+    private static RawHttp.Answer check(Socket socket) throws IOException {
+        socket.getOutputStream().write(request().getBytes(StandardCharsets.UTF_8));
+        socket.getOutputStream().flush();
+        return RawHttp.read(socket.getInputStream());
+    }
+
+    private static int check(int port) throws IOException {
+        return RawHttp.exchange(port, request().replace("Host: 127.0.0.1\r\n", "Host: 127.0.0.1\r\nConnection: close\r\n")).status();
+    }
+}
