@@ -3,6 +3,7 @@ package dev.tollgate.bench.soak;
 import dev.tollgate.bench.BenchOptions.Protocol;
 import dev.tollgate.bench.load.Answer;
 import dev.tollgate.bench.soak.SoakTraffic.Check;
+import dev.tollgate.bench.soak.SoakTraffic.Kind;
 import dev.tollgate.bench.wire.ChartPod;
 import dev.tollgate.bench.wire.GrpcWireClient;
 import dev.tollgate.bench.wire.HttpWireClient;
@@ -131,22 +132,31 @@ final class SoakLoad implements AutoCloseable {
     }
 
     private Outcome grpcFailure(Check check, Throwable error) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof StatusRuntimeException status) {
-            Status.Code code = status.getStatus().getCode();
-            if (refused(error)) {
-                return Outcome.NO_POD;
-            }
-            if (code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED) {
-                return Outcome.BROKEN;
-            }
-            Outcome outcome = Outcome.ofGrpcStatus(check.kind(), code);
-            if (outcome == Outcome.WRONG) {
-                ledger.wrong(check.kind().label + " over gRPC: " + status.getStatus());
-            }
-            return outcome;
+        Outcome outcome = ofGrpcFailure(check.kind(), error);
+        if (outcome == Outcome.WRONG) {
+            ledger.wrong(check.kind().label + " over gRPC: " + ((StatusRuntimeException) unwrap(error)).getStatus());
         }
-        return Outcome.BROKEN;
+        return outcome;
+    }
+
+    /**
+     * A failed call: a status the pod sent is judged ({@link Outcome#ofGrpcStatus}); a failure of the client's own
+     * transport (the connection refused, reset or closed under the call: UNAVAILABLE, CANCELLED, or any status whose cause
+     * is an I/O error, as grpc-java's UNKNOWN "channel closed" of a call on a connection the pod's death closed) is no
+     * answer of the pod's.
+     */
+    static Outcome ofGrpcFailure(Kind kind, Throwable error) {
+        if (!(unwrap(error) instanceof StatusRuntimeException status)) {
+            return Outcome.BROKEN;
+        }
+        if (refused(error)) {
+            return Outcome.NO_POD;
+        }
+        Status.Code code = status.getStatus().getCode();
+        if (code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED || status.getStatus().getCause() instanceof java.io.IOException) {
+            return Outcome.BROKEN;
+        }
+        return Outcome.ofGrpcStatus(kind, code);
     }
 
     private static Outcome httpFailure(Throwable error) {
