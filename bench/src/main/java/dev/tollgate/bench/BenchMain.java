@@ -22,8 +22,8 @@ import java.util.Map;
 public final class BenchMain {
 
     // check-service too: scenario 8 runs its jar
-    static final String BUILD = "./mvnw -B -q -pl bench,check-service -am package -DskipTests";
-    static final String RUN = "java -jar bench/target/tollgate-bench.jar";
+    public static final String BUILD = "./mvnw -B -q -pl bench,check-service -am package -DskipTests";
+    public static final String RUN = "java -jar bench/target/tollgate-bench.jar";
 
     private static final List<String> LIMITS = List.of(
             "The live pod count is handed to the engines by the bench (their `livePods` supplier), not read from the "
@@ -43,7 +43,7 @@ public final class BenchMain {
      * The commit the running jar was built from, stamped at build time (git.properties): a work tree that
      * moved on since the build, or a stale jar, can no longer lend the report another commit's name.
      */
-    static String builtCommit() {
+    public static String builtCommit() {
         try (java.io.InputStream in = BenchMain.class.getResourceAsStream("/git.properties")) {
             if (in == null) {
                 return "unknown (built without git)";

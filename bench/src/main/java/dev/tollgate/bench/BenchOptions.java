@@ -1,6 +1,7 @@
 package dev.tollgate.bench;
 
 import dev.tollgate.bench.scale.ScaleOptions;
+import dev.tollgate.bench.soak.SoakOptions;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import java.util.Locale;
  * @param inFlight       checks in flight in scenario 6
  * @param wire           what scenario 8 runs: check-service and the floor over real sockets
  * @param scale          scenario 9's size and the services it starts
+ * @param soak           scenario 10's length, fault period, rate and sampling
  */
 public record BenchOptions(
         List<Integer> scenarios,
@@ -35,6 +37,7 @@ public record BenchOptions(
         int inFlight,
         Wire wire,
         ScaleOptions scale,
+        SoakOptions soak,
         List<String> args) {
 
     /** What runs by default. */
@@ -44,6 +47,11 @@ public record BenchOptions(
      * {@code package}) with PostgreSQL, for minutes at its full size.
      */
     public static final int SCALE_SCENARIO = 9;
+    /**
+     * Only when asked for: two check-service pods under a steady load with faults for half an hour (by default), their
+     * heap, threads, descriptors and connections sampled and judged flat or growing.
+     */
+    public static final int SOAK_SCENARIO = 10;
 
     /** The protocols scenario 8 speaks to the servers. */
     public enum Protocol {
@@ -120,8 +128,8 @@ public record BenchOptions(
     public BenchOptions {
         scenarios = List.copyOf(scenarios);
         for (int scenario : scenarios) {
-            if (scenario < 1 || scenario > SCALE_SCENARIO) {
-                throw new IllegalArgumentException("--scenarios: numbers 1 to " + SCALE_SCENARIO + ", was " + scenario);
+            if (scenario < 1 || scenario > SOAK_SCENARIO) {
+                throw new IllegalArgumentException("--scenarios: numbers 1 to " + SOAK_SCENARIO + ", was " + scenario);
             }
         }
         if (!(timeScale > 0) || !(loadScale > 0)) {
@@ -134,6 +142,7 @@ public record BenchOptions(
             throw new IllegalArgumentException("--in-flight must be at least 1, was " + inFlight);
         }
         java.util.Objects.requireNonNull(wire, "wire");
+        java.util.Objects.requireNonNull(soak, "soak");
         latencyRates = List.copyOf(latencyRates);
         args = List.copyOf(args);
     }
@@ -168,6 +177,12 @@ public record BenchOptions(
         Path servicesDir = d.servicesDir();
         String rulesHeap = d.rulesHeap();
         String rebalancerHeap = d.rebalancerHeap();
+        SoakOptions soak = SoakOptions.DEFAULTS;
+        double soakMinutes = soak.minutes();
+        double soakFaultEvery = soak.faultEverySeconds();
+        double soakRate = soak.rate();
+        double soakSample = soak.sampleSeconds();
+        double soakGcEvery = soak.gcEverySeconds();
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
@@ -201,6 +216,11 @@ public record BenchOptions(
                 case "scale-services" -> servicesDir = Path.of(value);
                 case "scale-rules-heap" -> rulesHeap = value;
                 case "scale-rebalancer-heap" -> rebalancerHeap = value;
+                case "soak-minutes" -> soakMinutes = Double.parseDouble(value);
+                case "soak-fault-every-s" -> soakFaultEvery = Double.parseDouble(value);
+                case "soak-rate" -> soakRate = Double.parseDouble(value);
+                case "soak-sample-s" -> soakSample = Double.parseDouble(value);
+                case "soak-gc-every-s" -> soakGcEvery = Double.parseDouble(value);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
             }
         }
@@ -208,13 +228,14 @@ public record BenchOptions(
                 latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
                 List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup,
                 wireColdStarts),
-                new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap), List.of(args));
+                new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap),
+                new SoakOptions(soakMinutes, soakFaultEvery, soakRate, soakSample, soakGcEvery), List.of(args));
     }
 
     public static String usage() {
         return String.join("\n",
                 "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, only when named)",
+                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, and 10, the soak, only when named)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",
@@ -239,7 +260,12 @@ public record BenchOptions(
                 "  --scale-cycles=6          scenario 9: measured rebalancer cycles (after 2 warm ones)",
                 "  --scale-services=.        scenario 9: the checkout whose rules-service/target and budget-rebalancer/target hold the Boot jars",
                 "  --scale-rules-heap=2g     scenario 9: rules-service's -Xmx",
-                "  --scale-rebalancer-heap=1g scenario 9: the rebalancer's -Xmx");
+                "  --scale-rebalancer-heap=1g scenario 9: the rebalancer's -Xmx",
+                "  --soak-minutes=30         scenario 10: how long the soak runs (real minutes; 3 for a quick look)",
+                "  --soak-fault-every-s=270  scenario 10: a fault this often, taking turns: frozen primary, killed primary, killed pod",
+                "  --soak-rate=600           scenario 10: checks/s offered over both pods (HTTP and gRPC)",
+                "  --soak-sample-s=15        scenario 10: each pod sampled this often",
+                "  --soak-gc-every-s=60      scenario 10: a full GC forced in each pod this often (jcmd GC.run), never during a fault");
     }
 
     /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */

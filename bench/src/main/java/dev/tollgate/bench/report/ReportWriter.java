@@ -40,7 +40,12 @@ public final class ReportWriter {
                 + "`fast-start.sh`'s layouts in turn; 0: none); scenario 9 (the control "
                 + "path at scale) runs only when named, from rules-service's and budget-rebalancer's Boot jars (`./mvnw -B -q -pl "
                 + "rules-service,budget-rebalancer -am package -DskipTests`): `--scale-keys=1000000`, `--scale-pods=150`, "
-                + "`--scale-cycles=6`, `--scale-services=.`, `--scale-rules-heap=2g`, `--scale-rebalancer-heap=1g`. "
+                + "`--scale-cycles=6`, `--scale-services=.`, `--scale-rules-heap=2g`, `--scale-rebalancer-heap=1g`; scenario 10 (the "
+                + "soak: two check-service pods from its jar, a steady mixed load and a fault every few minutes) runs only when named "
+                + "and also writes `report/s10-soak.md` and its CSVs: `--soak-minutes=30`, `--soak-fault-every-s=270`, `--soak-rate=600`, "
+                + "`--soak-sample-s=15`, `--soak-gc-every-s=60` (real time, not time-scaled; with the `--wire-*` JVM flags and jar). "
+                + "In a git worktree, build with `GIT_DIR=$(git rev-parse --git-dir) GIT_WORK_TREE=$(git rev-parse --show-toplevel)` "
+                + "in front of the command: the commit stamp's plugin otherwise reads the main checkout's HEAD. "
                 + "Run it when no build is running: the load generator, the engines and the three Redis servers share the "
                 + "machine's cores.\n\n");
         out.append("## This run\n\n");

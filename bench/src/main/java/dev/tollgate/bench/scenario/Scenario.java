@@ -4,6 +4,7 @@ import dev.tollgate.bench.Bench;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.scale.ScaleScenario;
+import dev.tollgate.bench.soak.SoakScenario;
 
 import java.util.List;
 
@@ -19,7 +20,7 @@ public interface Scenario {
     static List<Scenario> all() {
         return List.of(new DesignTableScenario(), new HotKeyScenario(), new TrafficMixScenario(),
                 new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario(),
-                new WireScenario(), new ScaleScenario());
+                new WireScenario(), new ScaleScenario(), new SoakScenario());
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.tollgate.bench.report.Table;
 import dev.tollgate.bench.wire.ColdStarts;
 import dev.tollgate.bench.wire.JitSettle;
 import dev.tollgate.bench.wire.JvmCounters;
+import dev.tollgate.bench.wire.PodJar;
 import dev.tollgate.bench.wire.Ports;
 import dev.tollgate.bench.wire.ServerUnderTest;
 import dev.tollgate.bench.wire.WireCheck;
@@ -158,7 +159,7 @@ final class WireScenario implements Scenario {
         // an Enterprise account, as most checks are: its answer is the size the floor repeats
         byte[] probe = checks.get(mix.pick(Mix.Kind.ENTERPRISE)).json();
         Ports ports = new Ports(wire.basePort());
-        ServerUnderTest.PodSettings podSettings = new ServerUnderTest.PodSettings(podJar(wire),
+        ServerUnderTest.PodSettings podSettings = new ServerUnderTest.PodSettings(PodJar.of(wire),
                 bench.cluster().clusterNodes(), work.resolve("rules.yml"), options.commandTimeout());
         System.out.printf("  scenario 8: starting check-service from %s%n", podSettings.jar());
         Map<Integer, Map<Protocol, Map<Server, Step>>> open = new LinkedHashMap<>();
@@ -362,39 +363,6 @@ final class WireScenario implements Scenario {
         long answered = timeline.sum(Series.ALLOWED, 0, measure) + timeline.sum(Series.DENIED, 0, measure);
         long failed = timeline.sum(Series.FAILED, 0, measure) + timeline.sum(Series.SHED, 0, measure) + unanswered;
         return new Step(answered, failed, timeline.sum(Series.FALLBACK, 0, measure), late, measure, latency, used);
-    }
-
-    /** The jar asked for, else the one check-service's build left under its target folder (from the repository root or bench/). */
-    static Path podJar(BenchOptions.Wire wire) {
-        if (wire.podJar() != null) {
-            if (!Files.isRegularFile(wire.podJar())) {
-                throw new IllegalStateException("--wire-pod-jar: no such file " + wire.podJar().toAbsolutePath());
-            }
-            return wire.podJar();
-        }
-        for (Path target : List.of(Path.of("check-service", "target"), Path.of("..", "check-service", "target"))) {
-            if (!Files.isDirectory(target)) {
-                continue;
-            }
-            try (Stream<Path> files = Files.list(target)) {
-                List<Path> jars = files.filter(f -> f.getFileName().toString().matches("tollgate-check-service-.*\\.jar")).toList();
-                if (!jars.isEmpty()) {
-                    return jars.stream().max(Comparator.comparing(WireScenario::modified)).orElseThrow();
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not list " + target, e);
-            }
-        }
-        throw new IllegalStateException("scenario 8 runs check-service's jar, and none was found under check-service/target: "
-                + "build it (./mvnw -B -q -pl bench,check-service -am package -DskipTests) or name it with --wire-pod-jar");
-    }
-
-    private static long modified(Path file) {
-        try {
-            return Files.getLastModifiedTime(file).toMillis();
-        } catch (IOException e) {
-            return 0;
-        }
     }
 
     private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,

@@ -191,20 +191,9 @@ public final class ColdStarts {
     }
 
     private static Start start(Launch launch, List<String> command, Settings settings, int http, int management, int grpc, Path work) {
-        List<String> arguments = List.of(
-                "--server.address=127.0.0.1",
-                "--server.port=" + http,
-                "--management.server.address=127.0.0.1",
-                "--management.server.port=" + management,
-                "--tollgate.grpc.address=127.0.0.1",
-                "--tollgate.grpc.port=" + grpc,
-                "--spring.data.redis.cluster.nodes=" + settings.redisNodes(),
-                // a rules-service that never answers: the pod enforces its saved snapshot
-                "--tollgate.rules.service-url=http://127.0.0.1:1",
-                "--tollgate.rules.snapshot-file=" + settings.snapshot(),
-                "--tollgate.region.name=bench",
-                "--spring.main.banner-mode=off",
-                "--logging.level.root=WARN");
+        // a rules-service that never answers: the pod enforces its saved snapshot
+        List<String> arguments = ChartPod.arguments(http, management, grpc, settings.redisNodes(), "http://127.0.0.1:1",
+                settings.snapshot());
         JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(Locale.ROOT), List.of(), command,
                 arguments, work);
         try {

@@ -20,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
  * HTTP/1.1 keep-alive (one request per connection at a time; a request with no free connection waits in
  * the pool's queue, and that wait counts in its latency) or h2c with prior knowledge.
  */
-final class HttpWireClient implements WireClient {
+public final class HttpWireClient implements WireClient {
 
     static final String PATH = "/v1/ratelimit:check";
 
@@ -32,7 +32,19 @@ final class HttpWireClient implements WireClient {
     private final LoopResources loops;
     private final HttpClient client;
 
+    /** A check's answer as it came over the wire: its status and body. */
+    public record Reply(int status, byte[] body) {
+    }
+
     HttpWireClient(Protocol protocol, String host, int port, int connections) {
+        this(protocol, host, port, connections, Duration.ofSeconds(30));
+    }
+
+    /**
+     * @param responseTimeout how long a request waits for its answer once sent; past it the answer fails with
+     *                        reactor-netty's timeout (a pod or store that never answers)
+     */
+    public HttpWireClient(Protocol protocol, String host, int port, int connections, Duration responseTimeout) {
         this.pool = ConnectionProvider.builder("tollgate-wire-" + protocol.option)
                 .maxConnections(connections)
                 // open loop: queue whatever comes, never refuse; the queueing shows in the latency
@@ -47,22 +59,30 @@ final class HttpWireClient implements WireClient {
                 .port(port)
                 .protocol(protocol == Protocol.H2C ? HttpProtocol.H2C : HttpProtocol.HTTP11)
                 .headers(headers -> headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON))
-                .responseTimeout(Duration.ofSeconds(30));
+                .responseTimeout(responseTimeout);
     }
 
     @Override
     public CompletableFuture<Answer> send(WireCheck check) {
+        return exchange(check.json()).thenApply(reply -> classify(reply.status(), reply.body()));
+    }
+
+    /**
+     * POSTs {@code json} (any bytes: a malformed body too) to the check's path; completes with whatever status and body
+     * came back, or exceptionally when none did (refused connection, broken connection, response timeout).
+     */
+    public CompletableFuture<Reply> exchange(byte[] json) {
         return client.post()
                 .uri(PATH)
-                .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(check.json())))
+                .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(json)))
                 .responseSingle((response, body) -> body.asByteArray()
                         .defaultIfEmpty(new byte[0])
-                        .map(bytes -> classify(response.status().code(), bytes)))
+                        .map(bytes -> new Reply(response.status().code(), bytes)))
                 .toFuture();
     }
 
     /** A check's answer as the bench counts it: the verdict, and whether the pod answered from its fallback. */
-    static Answer classify(int status, byte[] body) {
+    public static Answer classify(int status, byte[] body) {
         if (status != 200) {
             return Answer.FAILED;
         }

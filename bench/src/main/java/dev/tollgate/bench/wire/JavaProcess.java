@@ -159,6 +159,24 @@ public final class JavaProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGKILL, as a node that loses power or an OOM kill ends a pod: no shutdown hook, no graceful close of its
+     * connections. Returns once the process is gone.
+     */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name + " (pid " + process.pid() + ") did not die after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing " + name, e);
+        } finally {
+            RUNNING.remove(process);
+        }
+    }
+
     /** Stops it as a pod is stopped (SIGTERM), then for good if it does not exit within the grace period. */
     @Override
     public void close() {
