@@ -295,10 +295,11 @@ class ConsoleBrowserIT extends ServiceTestBase {
         assertThat(response.status).as(response.toString()).isEqualTo(201);
     }
 
+    /** The rows' texts, read again when a poll swaps the table while they are read (as {@link Browser#text} does). */
     private List<String> rowTexts(String css) {
-        return browser.driver().findElements(By.cssSelector(css)).stream()
+        return browser.await(10, d -> d.findElements(By.cssSelector(css)).stream()
                 .map(row -> row.getText().replaceAll("\\s+", " ").trim())
-                .toList();
+                .toList());
     }
 
     private static String number(String regex, String text) {
