@@ -29,21 +29,27 @@ import static org.awaitility.Awaitility.await;
 /**
  * Connecting is never blocking and never final (issue 11, reproduction 1): a store started before its
  * cluster exists, one whose first handshakes time out, and one whose password the cluster refuses
- * each connect within about a second of the cluster accepting them, retrying on the store's own
+ * each connect at their next attempt once the cluster accepts them (about a second: the backoff is capped
+ * at half of one), retrying on the store's own
  * thread, never on Lettuce's; and closing a store while a connect hangs leaves nothing open.
  */
 class ConnectIT {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectIT.class);
-    /** The backoff's cap (0.5 s) plus one attempt, with room for a busy 2-core machine. */
-    private static final Duration RECOVERY = Duration.ofMillis(1500);
+    /**
+     * How long a test waits for something to happen (a connect, a failed attempt, a thread gone): generous, because
+     * how soon the store connects is counted, in failed attempts after the cluster could take it. The backoff's cap
+     * (0.5 s, ConnectBackoffTest) is what makes that about a second; on a busy 2-core machine a cold JVM's first
+     * attempt alone took its whole 3 s limit.
+     */
+    private static final Duration RECOVERY = Duration.ofSeconds(30);
 
     @Test
-    void connectsWithinASecondOfAClusterStartedAfterIt() throws Exception {
+    void connectsAtItsNextAttemptToAClusterStartedAfterIt() throws Exception {
         List<Integer> ports = RedisCluster.reservePorts(3);
         RedisStoreSettings settings = RedisStoreSettings.of(ports.stream().map(port -> "redis://127.0.0.1:" + port).toList());
         try (RedisCounterStore store = RedisCounterStore.start(settings)) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.status().failures() >= 3);
+            await().atMost(RECOVERY).until(() -> store.status().failures() >= 3);
             RedisCounterStore.ConnectionStatus waiting = store.status();
             assertThat(waiting.connected()).isFalse();
             assertThat(waiting.lastError()).containsIgnoringCase("refused");
@@ -52,15 +58,17 @@ class ConnectIT {
             long starting = System.nanoTime();
             try (RedisCluster cluster = RedisCluster.builder().ports(ports).start()) {
                 long answering = System.nanoTime();
+                int failedBefore = store.status().failures();
                 // its nodes answer PING within milliseconds of starting; slots are served about 2 s later (CLUSTER_WRITABLE_DELAY)
                 log.info("the cluster took {} ms to start and form", Duration.ofNanos(answering - starting).toMillis());
-                assertThat(store.awaitConnected(Duration.ofSeconds(5))).isTrue();
+                assertThat(store.awaitConnected(RECOVERY)).isTrue();
                 Duration took = Duration.ofNanos(System.nanoTime() - answering);
                 log.info("connected {} ms after the cluster was healthy, after {} failed attempts", took.toMillis(), store.status().failures());
-                assertThat(took).isLessThan(RECOVERY);
+                // the next attempt connects, or the one after if the attempt under way read the slot map half-formed
+                assertThat(store.status().failures() - failedBefore).as("attempts that failed after the cluster answered").isLessThanOrEqualTo(1);
 
                 // and it serves: a script runs on the cluster (5 ms: a first call on a busy machine may miss it once)
-                await().atMost(Duration.ofSeconds(2)).ignoreExceptions().until(() ->
+                await().atMost(RECOVERY).ignoreExceptions().until(() ->
                         store.run(LuaScript.load("pod_heartbeat"), List.of(RedisKeys.podRegistry("connect-it")), List.of("pod", "3000"))
                                 .get(1, TimeUnit.SECONDS).get(0) == 1L);
             }
@@ -74,26 +82,33 @@ class ConnectIT {
             cluster.nodes().forEach(Node::freeze);
             try (RedisCounterStore store = RedisCounterStore.start(
                     RedisStoreSettings.of(cluster.seedUris()).withConnectTimeout(Duration.ofMillis(200)))) {
+                int[] failedBefore = new int[1];
                 try {
-                    await().atMost(Duration.ofSeconds(4)).until(() -> store.status().failures() >= 2);
+                    await().atMost(RECOVERY).until(() -> store.status().failures() >= 2);
                     assertThat(store.status().connected()).isFalse();
                     assertThat(store.status().lastError()).containsIgnoringCase("time");
+                    failedBefore[0] = store.status().failures();
                 } finally {
                     cluster.nodes().forEach(Node::unfreeze);
                 }
                 long thawed = System.nanoTime();
-                assertThat(store.awaitConnected(Duration.ofSeconds(5))).isTrue();
+                assertThat(store.awaitConnected(RECOVERY)).isTrue();
                 Duration took = Duration.ofNanos(System.nanoTime() - thawed);
                 log.info("connected {} ms after the thaw, after {} failed attempts", took.toMillis(), store.status().failures());
-                assertThat(took).isLessThan(RECOVERY);
+                // the attempt under way at the thaw may still fail (counted just before it), and one more whose handshake a
+                // busy machine stretched past the 200 ms this test allows; an attempt that never recovers would fail on
+                assertThat(store.status().failures() - failedBefore[0]).as("attempts that failed after the thaw").isLessThanOrEqualTo(2);
             }
         }
     }
 
     @Test
     void aFiveMillisecondCommandTimeoutNeverFailsTheHandshake() {
-        // 1 ms, below the design's 5 ms: before the connect timeout, this was the handshake's bound too
-        RedisStoreSettings settings = RedisStoreSettings.of(RedisCluster.shared().seedUris()).withCommandTimeout(Duration.ofMillis(1));
+        // 1 ms, below the design's 5 ms: before the connect timeout, this was the handshake's bound too. The connect
+        // timeout is generous (a cold JVM's first attempt took over the default's 3 s limit on a busy machine), so
+        // that only the command timeout could fail this handshake
+        RedisStoreSettings settings = RedisStoreSettings.of(RedisCluster.shared().seedUris()).withCommandTimeout(Duration.ofMillis(1))
+                .withConnectTimeout(Duration.ofSeconds(10));
         try (RedisCounterStore store = RedisCounterStore.connect(settings)) {
             assertThat(store.isConnected()).isTrue();
             assertThat(store.status().failures()).isZero();
@@ -105,7 +120,7 @@ class ConnectIT {
         try (RedisCluster cluster = RedisCluster.builder().password("old-secret").start()) {
             List<String> seeds = cluster.nodes().stream().map(node -> "redis://" + node.hostAndPort()).toList();
             try (RedisCounterStore store = RedisCounterStore.start(RedisStoreSettings.of(seeds).withCredentials(null, "new-secret"))) {
-                await().atMost(Duration.ofSeconds(5)).until(() -> store.status().failures() >= 3);
+                await().atMost(RECOVERY).until(() -> store.status().failures() >= 3);
                 assertThat(store.status().connected()).isFalse();
                 assertThat(store.status().lastError()).isEqualTo("the cluster refused our credentials");
                 assertThat(store.status().toString()).doesNotContain("secret");
@@ -115,10 +130,12 @@ class ConnectIT {
                     setPassword(node, "old-secret", "new-secret");
                 }
                 long rotated = System.nanoTime();
-                assertThat(store.awaitConnected(Duration.ofSeconds(5))).isTrue();
+                int failedBefore = store.status().failures();
+                assertThat(store.awaitConnected(RECOVERY)).isTrue();
                 Duration took = Duration.ofNanos(System.nanoTime() - rotated);
-                log.info("connected {} ms after the password change", took.toMillis());
-                assertThat(took).isLessThan(RECOVERY);
+                log.info("connected {} ms after the password change, after {} failed attempts", took.toMillis(), store.status().failures());
+                // the next attempt connects: only the one under way may still have been refused
+                assertThat(store.status().failures() - failedBefore).as("attempts that failed after the rotation").isLessThanOrEqualTo(1);
             }
         }
     }
@@ -143,7 +160,7 @@ class ConnectIT {
             RedisCounterStore store = RedisCounterStore.start(RedisStoreSettings.of(List.of("redis://127.0.0.1:" + silent.getLocalPort()))
                     .withConnectTimeout(Duration.ofSeconds(10)));
             String connector = store.connectorThreadName();
-            await().atMost(Duration.ofSeconds(5)).until(() -> !accepted.isEmpty());
+            await().atMost(RECOVERY).until(() -> !accepted.isEmpty());
             assertThat(threadNamed(connector)).as("the connector thread runs").isTrue();
 
             long closing = System.nanoTime();
@@ -154,7 +171,7 @@ class ConnectIT {
                 assertThat(closedByPeer(socket)).as("the pending connection is closed, not leaked").isTrue();
             }
             assertThat(store.isConnected()).isFalse();
-            await().atMost(Duration.ofSeconds(2)).until(() -> !threadNamed(connector));
+            await().atMost(RECOVERY).until(() -> !threadNamed(connector));
             for (Socket socket : accepted) {
                 socket.close();
             }

@@ -78,10 +78,12 @@ class WatchIT extends ServiceTestBase {
 
         long started = System.nanoTime();
         Api.Response feed = api.get("/v1/watch?since=" + (revision - 1));
+        System.out.printf("a watch past since answered in %d ms%n", Duration.ofNanos(System.nanoTime() - started).toMillis());
 
+        // at once, shown by the answer rather than the clock (a busy machine took 2.4 s for the round trip): a watch that
+        // waited would have answered 304 at its timeout, nothing being written meanwhile
         assertThat(feed.status).isEqualTo(200);
         assertThat(feed.json().get("revision").asLong()).isEqualTo(revision);
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(1000));
     }
 
     @Test
@@ -94,25 +96,35 @@ class WatchIT extends ServiceTestBase {
 
         assertThat(feed.status).isEqualTo(304);
         assertThat(feed.body).isEmpty();
-        assertThat(waited).isBetween(Duration.ofMillis(1300), Duration.ofMillis(4000));
+        // not before the timeout; and at the 1.5 s set here, not the 25 s default, however slow the round trip
+        assertThat(waited).isBetween(Duration.ofMillis(1300), Duration.ofSeconds(10));
     }
 
     @Test
     void wakesAWaitingWatchAsSoonAsARuleIsWritten() {
-        long revision = currentFeedRevision();
-        CompletableFuture<Api.Response> waiting = api.request("GET", "/v1/watch?since=" + revision).sendAsync();
-        sleep(300);
-        assertThat(waiting).isNotDone();
-        String id = uniqueId("w");
+        // By the order of events: the write must land while the watch waits. A watch whose timeout ended first, which a
+        // busy machine's slow write can make happen, answers 304 before the write returns; that try says nothing and is
+        // made again. Any other answer must be the woken one: 200 with the rule, where the timeout would answer 304.
+        for (int attempt = 1; ; attempt++) {
+            long revision = currentFeedRevision();
+            CompletableFuture<Api.Response> waiting = api.request("GET", "/v1/watch?since=" + revision).sendAsync();
+            sleep(300);
+            assertThat(waiting).isNotDone();
+            String id = uniqueId("w");
 
-        long written = System.nanoTime();
-        api.put("/v1/rules/" + id, tokenBucket("public-api", 7, 7));
-        Api.Response feed = waiting.join();
+            api.put("/v1/rules/" + id, tokenBucket("public-api", 7, 7));
+            long written = System.nanoTime();
+            if (waiting.isDone() && waiting.join().status == 304 && attempt < 5) {
+                continue;
+            }
+            Api.Response feed = waiting.join();
 
-        assertThat(Duration.ofNanos(System.nanoTime() - written)).isLessThan(Duration.ofMillis(1000));
-        assertThat(feed.status).isEqualTo(200);
-        assertThat(feed.json().get("revision").asLong()).isGreaterThan(revision);
-        assertThat(find(feed.json().get("rules"), "id", id)).isNotNull();
+            System.out.printf("a waiting watch answered %d ms after the write returned%n", Duration.ofNanos(System.nanoTime() - written).toMillis());
+            assertThat(feed.status).as("woken by the write (the timeout answers 304)").isEqualTo(200);
+            assertThat(feed.json().get("revision").asLong()).isGreaterThan(revision);
+            assertThat(find(feed.json().get("rules"), "id", id)).isNotNull();
+            return;
+        }
     }
 
     @Test

@@ -27,18 +27,18 @@ class PodRegistryIT {
                 for (int i = 0; i < 4; i++) {
                     fleet.add(new PodRegistry(store, region, "pod-" + i, Duration.ofMillis(200), Duration.ofMillis(800), 1));
                 }
-                await().atMost(Duration.ofSeconds(3)).until(() -> fleet.get(0).getAsInt() == 4);
+                await().atMost(Duration.ofSeconds(15)).until(() -> fleet.get(0).getAsInt() == 4);
 
                 // scale out: two more pods are counted within a beat or two
                 for (int i = 4; i < 6; i++) {
                     fleet.add(new PodRegistry(store, region, "pod-" + i, Duration.ofMillis(200), Duration.ofMillis(800), 1));
                 }
-                await().atMost(Duration.ofSeconds(3)).until(() -> fleet.get(0).getAsInt() == 6);
+                await().atMost(Duration.ofSeconds(15)).until(() -> fleet.get(0).getAsInt() == 6);
 
                 // a pod that dies stops beating and drops out after the ttl
                 fleet.remove(5).close();
                 fleet.remove(4).close();
-                await().atMost(Duration.ofSeconds(3)).until(() -> fleet.get(0).getAsInt() == 4);
+                await().atMost(Duration.ofSeconds(15)).until(() -> fleet.get(0).getAsInt() == 4);
             } finally {
                 fleet.forEach(PodRegistry::close);
             }
@@ -75,7 +75,7 @@ class PodRegistryIT {
                     others.add(new PodRegistry(store, region, "more-" + i, Duration.ofHours(1), Duration.ofHours(2), 1));
                 }
                 // the six others' first beats land on their timers; the count rises above the floor once they do
-                await().atMost(Duration.ofSeconds(3)).until(() -> pod.beatNow() == 7);
+                await().atMost(Duration.ofSeconds(15)).until(() -> pod.beatNow() == 7);
             } finally {
                 others.forEach(PodRegistry::close);
             }
