@@ -1,6 +1,7 @@
 package dev.tollgate.check.api;
 
 import org.springframework.boot.reactor.netty.autoconfigure.ReactorNettyProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
@@ -19,7 +20,9 @@ import org.springframework.http.client.ReactorResourceFactory;
 @Configuration(proxyBeanMethods = false)
 class EventLoops {
 
+    /** Unless whoever starts the context gave it a factory of its own already (an embedder, a test's own loops). */
     @Bean
+    @ConditionalOnMissingBean(ReactorResourceFactory.class)
     ReactorResourceFactory reactorResourceFactory(ReactorNettyProperties properties) {
         ReactorResourceFactory resources = new ReactorResourceFactory();
         resources.setUseGlobalResources(false);
