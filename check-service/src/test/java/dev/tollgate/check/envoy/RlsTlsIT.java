@@ -12,13 +12,12 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static dev.tollgate.check.envoy.EnvoyPod.descriptor;
 import static dev.tollgate.check.envoy.EnvoyPod.request;
+import static dev.tollgate.check.tls.RedisTlsBundleIT.keytool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,13 +57,5 @@ class RlsTlsIT {
                     .isInstanceOfSatisfying(StatusRuntimeException.class,
                             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
         }
-    }
-
-    private static void keytool(String... arguments) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
-        command.addAll(List.of(arguments));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor()).as("keytool %s: %s", arguments[0], output).isZero();
     }
 }

@@ -55,7 +55,7 @@ import static org.awaitility.Awaitility.await;
  * either. Skipped where that binary cannot serve TLS; under {@code CI=true} that fails instead, so CI never passes
  * with it unrun.
  */
-class RedisTlsBundleIT {
+public class RedisTlsBundleIT {
 
     private static final Pattern CONNECTED = Pattern.compile("(?m)^tollgate_store_connected\\{[^}]*} (\\S+)$");
     private static final String PASSWORD = "changeit";
@@ -257,7 +257,8 @@ class RedisTlsBundleIT {
                 + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
     }
 
-    private static void keytool(String... arguments) throws Exception {
+    /** The JDK's keytool with {@code arguments}; fails the test with its output unless it succeeds. */
+    public static void keytool(String... arguments) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
