@@ -5,6 +5,7 @@ import dev.tollgate.client.affinity.PodSource;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.common.check.RateLimitHeaders;
 import dev.tollgate.common.wire.WireFormat;
 import io.netty.buffer.Unpooled;
@@ -246,12 +247,12 @@ public final class TollgateClient implements AutoCloseable {
             return Mono.error(new TollgateProblemException(status, code, problemDetail(answer.body()),
                     new String(answer.body(), StandardCharsets.UTF_8)));
         }
-        if ("store_unavailable".equals(code) || "store_timeout".equals(code)) {
+        if (ProblemCodes.failedClosed(code)) {
             return Mono.error(new CallFailure(new ClientFallback(ClientFallback.Reason.CLOSED_RULE_UNAVAILABLE, pod + ": " + status + " " + code),
                     false, null));
         }
         // a pod without rules spent nothing and says so: its key's next pod may answer
-        boolean nothingSpent = "rules_unavailable".equals(code);
+        boolean nothingSpent = ProblemCodes.RULES_UNAVAILABLE.equals(code);
         return Mono.error(new CallFailure(new ClientFallback(ClientFallback.Reason.SERVER_ERROR, pod + ": " + status + " " + code),
                 nothingSpent, null));
     }

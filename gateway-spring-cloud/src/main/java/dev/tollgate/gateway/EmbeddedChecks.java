@@ -1,17 +1,18 @@
 package dev.tollgate.gateway;
 
 import dev.tollgate.client.FailMode;
+import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
-import dev.tollgate.common.check.InvalidCheckRequestException;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.limiter.Limiter;
-import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.store.StoreException;
+import dev.tollgate.limiter.Outcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 
 /**
  * Checks by the engine in the gateway's process: no network hop to check-service, the same scripts on the same
@@ -34,23 +35,37 @@ final class EmbeddedChecks implements Checks {
 
     @Override
     public Mono<LimitAnswer> check(CheckRequest request) {
-        return Mono.fromFuture(() -> limiter.check(request))
-                .map(response -> new LimitAnswer(response.allowed(), response.headers(), null))
-                .onErrorResume(failure -> {
-                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                    if (cause instanceof StoreException store) {
-                        // the rule fails closed: check-service would answer 503/504, which the client turns into a deny
-                        return Mono.just(new LimitAnswer(false, Map.of("Retry-After", "1"), "closed_rule_unavailable: " + store.kind()));
-                    }
-                    if (cause instanceof RulesNotLoadedException || cause instanceof InvalidCheckRequestException) {
-                        log.warn("the embedded engine could not check domain {}: {} (answered by the fail mode {})",
-                                request.domain(), cause.getMessage(), failMode);
-                        if (failMode == FailMode.ERROR) {
-                            return Mono.error(cause);
-                        }
-                        return Mono.just(new LimitAnswer(failMode == FailMode.ALLOW, Map.of(), cause.getClass().getSimpleName()));
-                    }
-                    return Mono.error(cause);
-                });
+        return Mono.fromFuture(() -> limiter.check(request)).flatMap(outcome -> outcome.match(new Outcome.Cases<>() {
+            @Override
+            public Mono<LimitAnswer> answered(CheckResponse response) {
+                return Mono.just(new LimitAnswer(response.allowed(), response.headers(), null));
+            }
+
+            /** The rule fails closed: check-service would answer 503/504, which the client turns into a deny. */
+            @Override
+            public Mono<LimitAnswer> failedClosed(Outcome.FailedClosed failure) {
+                return Mono.just(new LimitAnswer(false, Map.of("Retry-After", "1"), "closed_rule_unavailable: " + failure.cause().code()));
+            }
+
+            @Override
+            public Mono<LimitAnswer> noRules() {
+                return byFailMode(request, ProblemCodes.RULES_UNAVAILABLE, "the engine holds no rules yet");
+            }
+
+            /** A mistake in the gateway's configuration (a cost above a rule's max_cost): not the caller's to pay for with a 500. */
+            @Override
+            public Mono<LimitAnswer> invalid(List<CheckProblem> problems) {
+                return byFailMode(request, ProblemCodes.INVALID_REQUEST, problems.get(0).describe(entry -> "entries[" + entry + "]"));
+            }
+        }));
+    }
+
+    private Mono<LimitAnswer> byFailMode(CheckRequest request, String code, String why) {
+        log.warn("the embedded engine could not check domain {}: {} (answered by the fail mode {})", request.domain(), why, failMode);
+        if (failMode == FailMode.ERROR) {
+            return Mono.error(new IllegalStateException("the embedded engine could not check domain " + request.domain() + " ("
+                    + code + ": " + why + ") and the fail mode is ERROR"));
+        }
+        return Mono.just(new LimitAnswer(failMode == FailMode.ALLOW, Map.of(), code));
     }
 }

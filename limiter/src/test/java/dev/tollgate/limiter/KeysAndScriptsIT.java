@@ -2,7 +2,8 @@ package dev.tollgate.limiter;
 
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckResponse;
-import dev.tollgate.common.check.InvalidCheckRequestException;
+import dev.tollgate.common.check.CheckProblem;
+import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
@@ -16,10 +17,11 @@ import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.List;
+
 import static dev.tollgate.limiter.LimiterFixture.check;
 import static dev.tollgate.limiter.LimiterFixture.uniqueKey;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Key naming, slots, script loading and the entry kinds that are not plain spends. */
 class KeysAndScriptsIT {
@@ -134,9 +136,9 @@ class KeysAndScriptsIT {
         Rule rule = Rule.tokenBucket("growth-global", "api", 10, 20).withMatch(GROWTH).withMaxCost(5);
         Limiter limiter = fixture.limiter(rule);
         String key = uniqueKey("acct");
-        assertThatThrownBy(() -> check(limiter, "api", CheckEntry.of("growth-global", key, 6)))
-                .isInstanceOf(InvalidCheckRequestException.class)
-                .hasMessageContaining("entries[0].cost");
+        Outcome outcome = limiter.check(new CheckRequest("api", List.of(CheckEntry.of("growth-global", key, 6)))).join();
+        assertThat(outcome).isInstanceOfSatisfying(Outcome.Invalid.class,
+                invalid -> assertThat(invalid.problems()).extracting(CheckProblem::path).containsExactly("entries[0].cost"));
         assertThat(fixture.redis().exists(RedisKeys.limit(key, "growth-global"))).isZero();
     }
 

@@ -60,7 +60,7 @@ final class LimiterFixture implements AutoCloseable, AfterAllCallback {
     }
 
     static CheckResponse check(Limiter limiter, String domain, CheckEntry... entries) {
-        return limiter.check(new CheckRequest(domain, List.of(entries))).join();
+        return limiter.check(new CheckRequest(domain, List.of(entries))).join().answered().orElseThrow();
     }
 
     /** The store's clock, as the scripts see it. */

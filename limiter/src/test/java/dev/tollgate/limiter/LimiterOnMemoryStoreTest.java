@@ -165,6 +165,6 @@ class LimiterOnMemoryStoreTest {
     }
 
     private static CheckResponse check(Limiter limiter, CheckEntry... entries) throws Exception {
-        return limiter.check(new CheckRequest("auth", List.of(entries))).get(3, TimeUnit.SECONDS);
+        return limiter.check(new CheckRequest("auth", List.of(entries))).get(3, TimeUnit.SECONDS).answered().orElseThrow();
     }
 }

@@ -4,7 +4,7 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.EntryResult;
-import dev.tollgate.common.check.InvalidCheckRequestException;
+import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Match;
@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static dev.tollgate.limiter.ScriptedStore.failure;
@@ -70,7 +69,7 @@ class LimiterTest {
         Limiter limiter = limiter(Optimizations.ALL);
         store.then(failure(UNAVAILABLE)).then(failure(UNAVAILABLE)).then(failure(UNAVAILABLE));
         for (int i = 0; i < 3; i++) {
-            assertThat(failureOf(limiter, "auth", "login-bucket", "u1").kind()).isEqualTo(StoreException.Kind.UNAVAILABLE);
+            assertThat(failureOf(limiter, "auth", "login-bucket", "u1").cause()).isEqualTo(Outcome.FailedClosed.Cause.UNAVAILABLE);
         }
         // the breaker is open: two checks in a row, each answered at once (503), neither left waiting
         assertThat(failureOf(limiter, "auth", "login-bucket", "u1").reason()).isEqualTo("breaker_open");
@@ -90,8 +89,8 @@ class LimiterTest {
         EntryResult open = check(limiter, "api", "enterprise", "acct").entries().get(0);
         assertThat(open.fallback()).isEqualTo("fail_open");
         assertThat(open.verdict()).isEqualTo(Verdict.ALLOW);
-        StoreException closed = failureOf(limiter, "auth", "login-ip", "203.0.113.9");
-        assertThat(closed.kind()).as("a fail-closed rule answers 504").isEqualTo(StoreException.Kind.TIMEOUT);
+        Outcome.FailedClosed closed = failureOf(limiter, "auth", "login-ip", "203.0.113.9");
+        assertThat(closed.cause()).as("a fail-closed rule answers 504").isEqualTo(Outcome.FailedClosed.Cause.TIMEOUT);
         assertThat(closed.reason()).isEqualTo("deadline");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(DEADLINE.multipliedBy(2).plusMillis(WATCHDOG_MS / 2));
         assertThat(registry.get(LimiterMetrics.DEADLINE_EXCEEDED).counter().count()).isEqualTo(2);
@@ -100,12 +99,12 @@ class LimiterTest {
     @Test
     void checksWaitingOnAHungLeaseCallAllAnswerWithinTheDeadline() throws Exception {
         Limiter limiter = limiter(Optimizations.ALL);
-        List<CompletableFuture<CheckResponse>> checks = new ArrayList<>();
+        List<CompletableFuture<Outcome>> checks = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             checks.add(limiter.check(request("api", entry("enterprise", "hot"))));
         }
-        for (CompletableFuture<CheckResponse> check : checks) {
-            EntryResult result = check.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0);
+        for (CompletableFuture<Outcome> check : checks) {
+            EntryResult result = answered(check).entries().get(0);
             assertThat(result.fallback()).isEqualTo("fail_open");
         }
         assertThat(store.callCount()).as("the waiters ask the store once the call they waited for is past its deadline")
@@ -130,7 +129,7 @@ class LimiterTest {
         Limiter limiter = limiter(Optimizations.ALL);
         store.otherwise(throwing(new IllegalStateException("encoder bug")));
         assertThat(check(limiter, "api", "enterprise", "acct").entries().get(0).fallback()).isEqualTo("fail_open");
-        assertThat(failureOf(limiter, "auth", "login-bucket", "u1").kind()).isEqualTo(StoreException.Kind.UNAVAILABLE);
+        assertThat(failureOf(limiter, "auth", "login-bucket", "u1").cause()).isEqualTo(Outcome.FailedClosed.Cause.UNAVAILABLE);
     }
 
     @Test
@@ -150,17 +149,19 @@ class LimiterTest {
     }
 
     @Test
-    void repeatingAnEntryNeverGetsPastMaxCost() {
+    void repeatingAnEntryNeverGetsPastMaxCost() throws Exception {
         // review H2: 64 copies of a max_cost-1 rule used to be merged into one spend of 64 on a burst of 20
         Limiter limiter = limiter(Optimizations.NONE);
         CheckEntry[] copies = Collections.nCopies(64, entry("free-global", "acct")).toArray(CheckEntry[]::new);
-        assertThatThrownBy(() -> limiter.check(request("api", copies)))
-                .isInstanceOf(InvalidCheckRequestException.class)
-                .hasMessageContaining("add up to 64");
+        assertThat(problems(limiter, request("api", copies))).singleElement().satisfies(problem -> {
+            assertThat(problem.message()).contains("adds up", "to 64");
+            assertThat(problem.entries()).hasSize(64);
+            assertThat(problem.path()).isEqualTo("entries[63].cost");
+        });
         CheckEntry[] logins = Collections.nCopies(20, entry("login-ip", "203.0.113.9")).toArray(CheckEntry[]::new);
-        assertThatThrownBy(() -> limiter.check(request("auth", logins))).isInstanceOf(InvalidCheckRequestException.class);
-        assertThatThrownBy(() -> limiter.check(request("api", CheckEntry.of("bulk", "acct", 4), CheckEntry.of("bulk", "acct", 4),
-                CheckEntry.of("bulk", "acct", 4)))).isInstanceOf(InvalidCheckRequestException.class).hasMessageContaining("add up to 12");
+        assertThat(problems(limiter, request("auth", logins))).hasSize(1);
+        assertThat(problems(limiter, request("api", CheckEntry.of("bulk", "acct", 4), CheckEntry.of("bulk", "acct", 4),
+                CheckEntry.of("bulk", "acct", 4)))).singleElement().satisfies(problem -> assertThat(problem.message()).contains("to 12"));
         assertThat(store.callCount()).as("a refused request costs no store call").isZero();
     }
 
@@ -177,8 +178,9 @@ class LimiterTest {
     void aPodWithoutRulesAnswersNoCheckUntilItHasSome() throws Exception {
         SnapshotRuleBook rules = new SnapshotRuleBook(clock, "us-east", 1.0);
         Limiter limiter = limiter(rules, Optimizations.NONE);
-        assertThatThrownBy(() -> limiter.check(request("auth", entry("login-ip", "203.0.113.9"))).get(WATCHDOG_MS, TimeUnit.MILLISECONDS))
-                .hasCauseInstanceOf(RulesNotLoadedException.class);
+        assertThat(limiter.check(request("auth", entry("login-ip", "203.0.113.9"))).get(WATCHDOG_MS, TimeUnit.MILLISECONDS))
+                .isInstanceOf(Outcome.NoRules.class);
+        assertThat(store.callCount()).as("it spent nothing").isZero();
         rules.apply(new RuleSnapshot(1, List.of(loginLog), List.of(), List.of()));
         store.otherwise(reply(1L, 0L, 0L, 4L, 60_000L));
         assertThat(check(limiter, "auth", "login-ip", "203.0.113.9").allowed()).isTrue();
@@ -330,16 +332,16 @@ class LimiterTest {
                 .livePods(() -> 3)
                 .build();
         store.otherwise(call -> new CompletableFuture<>());
-        CompletableFuture<CheckResponse> leaseCall = limiter.check(request("api", entry("enterprise", "acct")));
-        CompletableFuture<CheckResponse> waiter = limiter.check(request("api", entry("enterprise", "acct")));
+        CompletableFuture<Outcome> leaseCall = limiter.check(request("api", entry("enterprise", "acct")));
+        CompletableFuture<Outcome> waiter = limiter.check(request("api", entry("enterprise", "acct")));
         assertThat(store.callCount()).as("the second check waits for the first one's lease call").isEqualTo(1);
 
         clock.advance(Duration.ofSeconds(10).plusMillis(1));
         // the lease call comes back past both deadlines, with no lease for the waiter
         store.silent.get(0).complete(List.of(1L, 0L, 0L, 1_999L, 1L));
 
-        assertThat(leaseCall.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0).fallback()).isNull();
-        EntryResult waited = waiter.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0);
+        assertThat(answered(leaseCall).entries().get(0).fallback()).isNull();
+        EntryResult waited = answered(waiter).entries().get(0);
         assertThat(waited.fallback()).isEqualTo("fail_open");
         assertThat(store.callCount()).as("no store call for a check past its deadline").isEqualTo(1);
         assertThat(registry.get(LimiterMetrics.DEADLINE_EXCEEDED).counter().count()).isEqualTo(1);
@@ -373,11 +375,11 @@ class LimiterTest {
                 .build();
         CompletableFuture<List<Long>> storeReply = new CompletableFuture<>();
         store.then(call -> storeReply);
-        CompletableFuture<CheckResponse> checked = limiter.check(request("api", entry("enterprise", "acct")));
+        CompletableFuture<Outcome> checked = limiter.check(request("api", entry("enterprise", "acct")));
         Thread io = new Thread(() -> storeReply.complete(List.of(1L, 0L, 0L, 1_999L, 1L)), "store-io");
         io.start();
         io.join(WATCHDOG_MS);
-        assertThat(checked.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).entries().get(0).fallback()).isNull();
+        assertThat(answered(checked).entries().get(0).fallback()).isNull();
         assertThat(answeredOn).containsExactly("store-io");
     }
 
@@ -408,16 +410,22 @@ class LimiterTest {
     }
 
     private static CheckResponse check(Limiter limiter, CheckRequest request) throws Exception {
-        return limiter.check(request).get(WATCHDOG_MS, TimeUnit.MILLISECONDS);
+        return answered(limiter.check(request));
     }
 
-    private static StoreException failureOf(Limiter limiter, String domain, String rule, String key) throws Exception {
-        try {
-            limiter.check(request(domain, entry(rule, key))).get(WATCHDOG_MS, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            assertThat(e.getCause()).isInstanceOf(StoreException.class);
-            return (StoreException) e.getCause();
-        }
-        throw new AssertionError("the check was answered, not failed closed");
+    private static CheckResponse answered(CompletableFuture<Outcome> checked) throws Exception {
+        return checked.get(WATCHDOG_MS, TimeUnit.MILLISECONDS).answered().orElseThrow();
+    }
+
+    private static List<CheckProblem> problems(Limiter limiter, CheckRequest request) throws Exception {
+        Outcome outcome = limiter.check(request).get(WATCHDOG_MS, TimeUnit.MILLISECONDS);
+        assertThat(outcome).isInstanceOf(Outcome.Invalid.class);
+        return ((Outcome.Invalid) outcome).problems();
+    }
+
+    private static Outcome.FailedClosed failureOf(Limiter limiter, String domain, String rule, String key) throws Exception {
+        Outcome outcome = limiter.check(request(domain, entry(rule, key))).get(WATCHDOG_MS, TimeUnit.MILLISECONDS);
+        assertThat(outcome).isInstanceOf(Outcome.FailedClosed.class);
+        return (Outcome.FailedClosed) outcome;
     }
 }

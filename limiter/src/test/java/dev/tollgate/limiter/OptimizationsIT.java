@@ -381,7 +381,7 @@ class OptimizationsIT {
     }
 
     private static CheckResponse check(Limiter pod, String rule, String key) {
-        return pod.check(new CheckRequest("api", List.of(CheckEntry.of(rule, key, 1)))).join();
+        return pod.check(new CheckRequest("api", List.of(CheckEntry.of(rule, key, 1)))).join().answered().orElseThrow();
     }
 
     private static long storeCalls(LimiterMetrics metrics) {

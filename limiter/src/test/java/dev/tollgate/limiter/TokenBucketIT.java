@@ -81,11 +81,11 @@ class TokenBucketIT {
      * share a connection, so the store runs them in this order, microseconds apart.
      */
     private static List<CheckResponse> backToBack(Limiter limiter, String key, int... costs) {
-        List<CompletableFuture<CheckResponse>> sent = new ArrayList<>();
+        List<CompletableFuture<Outcome>> sent = new ArrayList<>();
         for (int cost : costs) {
             sent.add(limiter.check(new CheckRequest("api", List.of(CheckEntry.of("free-global", key, cost)))));
         }
-        return sent.stream().map(CompletableFuture::join).toList();
+        return sent.stream().map(checked -> checked.join().answered().orElseThrow()).toList();
     }
 
     @Test

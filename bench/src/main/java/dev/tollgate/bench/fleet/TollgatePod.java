@@ -19,7 +19,9 @@ public final class TollgatePod implements Gate {
 
     @Override
     public CompletableFuture<Answer> check(CheckRequest request) {
-        return limiter.check(request).handle((response, error) -> error != null ? Answer.FAILED : answer(response));
+        // a fail-closed rule's store failure, like a defect, is a check the gateway could not pass on
+        return limiter.check(request).handle((outcome, error) -> error != null ? Answer.FAILED
+                : outcome.answered().map(TollgatePod::answer).orElse(Answer.FAILED));
     }
 
     static Answer answer(CheckResponse response) {

@@ -3,6 +3,7 @@ package dev.tollgate.check.api;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.limiter.Limiter;
+import dev.tollgate.limiter.Outcome;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
@@ -49,9 +50,9 @@ class CheckController {
                     .parentObservation(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null))
                     .start();
             if (observation.isNoop()) {
-                return Mono.fromFuture(limiter.check(request)).map(response -> withHeaders(response, http));
+                return Mono.fromFuture(limiter.check(request)).flatMap(outcome -> answer(outcome, http));
             }
-            CompletableFuture<CheckResponse> answer;
+            CompletableFuture<Outcome> answer;
             try (Observation.Scope scope = observation.openScope()) {
                 answer = limiter.check(request);
             } catch (RuntimeException e) {
@@ -62,13 +63,16 @@ class CheckController {
             return Mono.fromFuture(answer)
                     .doOnError(observation::error)
                     .doFinally(signal -> observation.stop())
-                    .map(response -> withHeaders(response, http));
+                    .flatMap(outcome -> answer(outcome, http));
         });
     }
 
-    private static CheckResponse withHeaders(CheckResponse response, ServerHttpResponse http) {
-        HttpHeaders headers = http.getHeaders();
-        response.headers().forEach(headers::set);
-        return response;
+    /** The verdict with its headers, or the outcome's problem for {@link ProblemHandler} to write. */
+    private static Mono<CheckResponse> answer(Outcome outcome, ServerHttpResponse http) {
+        return CheckProblems.answer(outcome, response -> {
+            HttpHeaders headers = http.getHeaders();
+            response.headers().forEach(headers::set);
+            return Mono.just(response);
+        }, problem -> Mono.error(new ProblemAnswer(problem)));
     }
 }

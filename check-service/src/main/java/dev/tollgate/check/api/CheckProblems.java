@@ -1,8 +1,9 @@
 package dev.tollgate.check.api;
 
-import dev.tollgate.common.check.InvalidCheckRequestException;
-import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.store.StoreException;
+import dev.tollgate.common.check.CheckProblem;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.check.ProblemCodes;
+import dev.tollgate.limiter.Outcome;
 import io.netty.handler.timeout.ReadTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,15 +12,17 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.util.DisconnectedClientHelper;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
- * The problem details of a check that failed, worded once for both ways a check arrives: WebFlux's
- * controller ({@link ProblemHandler}) and the check's own route ({@link CheckRoute}). Bad input is the
- * caller's and says what to change; a store failure says which (504 {@code store_timeout}, 503
- * {@code store_unavailable}) so the gateway can apply the rule's fail mode.
+ * What a check answers over HTTP, decided once for both ways a check arrives: WebFlux's controller
+ * ({@link CheckController}, {@link ProblemHandler}) and the check's own route ({@link CheckRoute}). The engine's
+ * outcome is a verdict (200) or a problem: bad input is the caller's and says what to change; a fail-closed
+ * rule's store failure says which (504 {@code store_timeout}, 503 {@code store_unavailable}), so the gateway
+ * denies whatever its own fail mode; a pod without rules says so (503 {@code rules_unavailable}).
  */
 final class CheckProblems {
 
@@ -35,25 +38,40 @@ final class CheckProblems {
     private CheckProblems() {
     }
 
-    /** What the engine's failure means to the caller; anything unforeseen is logged and answered 500. */
+    /** The engine's outcome as HTTP answers it: the verdict, or the problem. */
+    static <T> T answer(Outcome outcome, Function<CheckResponse, T> verdict, Function<ProblemDetail, T> problem) {
+        return outcome.match(new Outcome.Cases<>() {
+            @Override
+            public T answered(CheckResponse response) {
+                return verdict.apply(response);
+            }
+
+            @Override
+            public T failedClosed(Outcome.FailedClosed failure) {
+                return problem.apply(storeFailure(failure));
+            }
+
+            @Override
+            public T noRules() {
+                return problem.apply(rulesNotLoaded());
+            }
+
+            @Override
+            public T invalid(List<CheckProblem> problems) {
+                return problem.apply(invalidRequest(problems));
+            }
+        });
+    }
+
+    /** A failure of the exchange itself, not an outcome of the engine; anything unforeseen is logged and answered 500. */
     static ProblemDetail of(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        if (cause instanceof InvalidCheckRequestException invalid) {
-            return invalidRequest(invalid);
-        }
-        if (cause instanceof StoreException store) {
-            return storeFailure(store);
-        }
-        if (cause instanceof RulesNotLoadedException) {
-            return rulesNotLoaded();
-        }
-        if (DisconnectedClientHelper.isClientDisconnectedException(cause)) {
+        if (DisconnectedClientHelper.isClientDisconnectedException(failure)) {
             return clientClosed();
         }
-        if (timedOut(cause)) {
+        if (timedOut(failure)) {
             return requestTimeout();
         }
-        return unexpected(cause);
+        return unexpected(failure);
     }
 
     /** Whether reading the request's body outlasted {@code tollgate.http.request-timeout} (or a read timeout of Netty's). */
@@ -72,20 +90,37 @@ final class CheckProblems {
                 "The request's body did not arrive in time; send it whole, at once.");
     }
 
-    static ProblemDetail invalidRequest(InvalidCheckRequestException e) {
-        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_REQUEST, e.getMessage());
-        problem.setProperty("errors", e.problems().stream()
-                .map(p -> Map.of("field", p.field(), "message", p.message()))
-                .toList());
+    static ProblemDetail invalidRequest(List<CheckProblem> problems) {
+        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_REQUEST,
+                problems.get(0).describe(CheckProblems::entryName));
+        problem.setProperty("errors", problems.stream().map(CheckProblems::error).toList());
         return problem;
     }
 
-    static ProblemDetail storeFailure(StoreException e) {
-        return e.kind() == StoreException.Kind.TIMEOUT
-                ? problem(HttpStatus.GATEWAY_TIMEOUT, ProblemCodes.STORE_TIMEOUT,
+    /** One item of {@code errors}; a problem about several entries (costs that add up) names them all. */
+    private static Map<String, Object> error(CheckProblem problem) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("field", problem.path(CheckProblems::entryName));
+        error.put("message", problem.message());
+        if (problem.entries().size() > 1) {
+            error.put("entries", problem.entries());
+        }
+        return error;
+    }
+
+    private static String entryName(int entry) {
+        return "entries[" + entry + "]";
+    }
+
+    /** The rules that failed closed are named, so whoever reads the answer knows which limit denied and why. */
+    static ProblemDetail storeFailure(Outcome.FailedClosed failure) {
+        ProblemDetail problem = failure.cause() == Outcome.FailedClosed.Cause.TIMEOUT
+                ? problem(HttpStatus.GATEWAY_TIMEOUT, failure.cause().code(),
                         "The counter shard did not answer in time; a fail-closed rule denies the request.")
-                : problem(HttpStatus.SERVICE_UNAVAILABLE, ProblemCodes.STORE_UNAVAILABLE,
+                : problem(HttpStatus.SERVICE_UNAVAILABLE, failure.cause().code(),
                         "The counter shard cannot be reached; a fail-closed rule denies the request.");
+        problem.setProperty("rules", failure.rules().stream().distinct().toList());
+        return problem;
     }
 
     static ProblemDetail rulesNotLoaded() {
@@ -122,6 +157,26 @@ final class CheckProblems {
 
     static ProblemDetail tooLarge() {
         return problem(HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE, "The request body is larger than the service accepts.");
+    }
+
+    /** The code of an error that Spring or Netty answered by its status alone. */
+    static String codeFor(int status) {
+        return switch (status) {
+            case 400 -> ProblemCodes.BAD_REQUEST;
+            case 401 -> ProblemCodes.UNAUTHORIZED;
+            case 404 -> ProblemCodes.NOT_FOUND;
+            case 405 -> ProblemCodes.METHOD_NOT_ALLOWED;
+            case 406 -> ProblemCodes.NOT_ACCEPTABLE;
+            case 408 -> ProblemCodes.REQUEST_TIMEOUT;
+            case 413 -> ProblemCodes.PAYLOAD_TOO_LARGE;
+            case 414 -> ProblemCodes.URI_TOO_LONG;
+            case 415 -> ProblemCodes.UNSUPPORTED_MEDIA_TYPE;
+            case 422 -> ProblemCodes.INVALID_REQUEST;
+            case 431 -> ProblemCodes.HEADERS_TOO_LARGE;
+            case 503 -> ProblemCodes.STORE_UNAVAILABLE;
+            case 504 -> ProblemCodes.STORE_TIMEOUT;
+            default -> status >= 500 ? ProblemCodes.INTERNAL_ERROR : ProblemCodes.BAD_REQUEST;
+        };
     }
 
     static ProblemDetail problem(HttpStatus status, String code, String detail) {

@@ -116,8 +116,9 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
         LongTaskTimer.Sample inFlight = active().start();
         return request.receive().aggregate().asByteArray()
                 .flatMap(body -> Mono.fromFuture(limiter.check(read(body))))
-                .map(answer -> verdict(answer, response))
-                .onErrorResume(failure -> Mono.just(problem(failure, response)))
+                .map(outcome -> CheckProblems.answer(outcome, answer -> verdict(answer, response), problem -> problem(problem, response)))
+                .onErrorResume(failure -> Mono.just(problem(failure instanceof UnreadableCheck
+                        ? CheckProblems.unreadable(failure) : CheckProblems.of(failure), response)))
                 .flatMap(body -> response.sendObject(body).then()
                         // gone before or while its answer was written: counted by the status set, as WebFlux counts it
                         .onErrorResume(DisconnectedClientHelper::isClientDisconnectedException, gone -> Mono.empty()))
@@ -155,8 +156,7 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
         return body;
     }
 
-    private ByteBuf problem(Throwable failure, HttpServerResponse response) {
-        ProblemDetail problem = failure instanceof UnreadableCheck ? CheckProblems.unreadable(failure) : CheckProblems.of(failure);
+    private ByteBuf problem(ProblemDetail problem, HttpServerResponse response) {
         problem.setInstance(INSTANCE);
         byte[] body = json.writeValueAsBytes(problem);
         response.status(problem.getStatus());

@@ -23,7 +23,13 @@ import reactor.core.publisher.Mono;
 @RestControllerAdvice
 class ProblemHandler extends ResponseEntityExceptionHandler {
 
-    /** What the engine refused or failed at (Spring's own web errors have their handlers below). */
+    /** An outcome of the engine that is no verdict: answered as {@link CheckProblems} worded it. */
+    @ExceptionHandler(ProblemAnswer.class)
+    ResponseEntity<ProblemDetail> notAVerdict(ProblemAnswer answer) {
+        return ResponseEntity.status(answer.problem().getStatus()).body(answer.problem());
+    }
+
+    /** What failed around the engine (Spring's own web errors have their handlers below). */
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> checkFailed(Exception e) {
         ProblemDetail problem = CheckProblems.of(e);
@@ -67,7 +73,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     static ProblemDetail withCode(ProblemDetail problem, int status) {
         if (problem.getProperties() == null || !problem.getProperties().containsKey("code")) {
-            problem.setProperty("code", ProblemCodes.forStatus(status));
+            problem.setProperty("code", CheckProblems.codeFor(status));
         }
         return problem;
     }

@@ -1,6 +1,7 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.access.ServiceTokens;
+import dev.tollgate.common.check.ProblemCodes;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;

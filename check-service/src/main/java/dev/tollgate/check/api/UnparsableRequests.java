@@ -76,7 +76,7 @@ class UnparsableRequests implements NettyServerCustomizer, WebFilter {
     byte[] problem(int status, Throwable failure) {
         HttpStatus known = HttpStatus.resolve(status);
         String why = failure == null || failure.getMessage() == null ? "" : ": " + abbreviate(failure.getMessage());
-        ProblemDetail problem = CheckProblems.problem(known == null ? HttpStatus.BAD_REQUEST : known, ProblemCodes.forStatus(status),
+        ProblemDetail problem = CheckProblems.problem(known == null ? HttpStatus.BAD_REQUEST : known, CheckProblems.codeFor(status),
                 "The request is not HTTP/1.1 this service can read" + why + ".");
         return json.writeValueAsBytes(problem);
     }

@@ -1,7 +1,7 @@
 package dev.tollgate.check.config;
 
 import dev.tollgate.check.access.ServiceTokens;
-import dev.tollgate.check.envoy.DescriptorBook;
+import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.check.rules.ClientCredentialsToken;
 import dev.tollgate.check.rules.RulesFeed;
 import dev.tollgate.check.rules.RulesFile;
@@ -26,6 +26,7 @@ import io.netty.util.HashedWheelTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -115,10 +116,17 @@ class LimiterConfiguration {
         return latency.follow(resources.eventBus());
     }
 
+    /** Wall time for the pod: overrides' expiry, fixed windows' names, the breakers, tokens, readiness's grace. */
     @Bean
-    RuleBook ruleBook(CheckProperties properties) {
+    @ConditionalOnMissingBean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    RuleBook ruleBook(CheckProperties properties, Clock clock) {
         if (properties.rules().watched()) {
-            return new SnapshotRuleBook(Clock.systemUTC(), properties.region().name(), properties.region().defaultShare());
+            return new SnapshotRuleBook(clock, properties.region().name(), properties.region().defaultShare());
         }
         String file = properties.rules().file();
         return new StaticRuleBook(file == null || file.isBlank() ? List.of() : RulesFile.read(Path.of(file)));
@@ -143,10 +151,10 @@ class LimiterConfiguration {
     @Bean(initMethod = "start", destroyMethod = "close")
     @Conditional(RulesServiceConfigured.class)
     RulesWatcher rulesWatcher(CheckProperties properties, RuleBook ruleBook, DescriptorBook descriptors, JsonMapper json,
-                              MeterRegistry registry, ObjectProvider<RestClient.Builder> http, SslBundles sslBundles) {
+                              MeterRegistry registry, ObjectProvider<RestClient.Builder> http, SslBundles sslBundles, Clock clock) {
         CheckProperties.Rules rules = properties.rules();
         RulesFeed feed = RulesFeed.of(http.getObject(), new RulesFeed.Settings(URI.create(rules.serviceUrl()),
-                watchToken(rules, http, sslBundles, registry), rules.connectTimeout(), rules.pollTimeout(), sslBundle(sslBundles, rules.sslBundle()),
+                watchToken(rules, http, sslBundles, registry, clock), rules.connectTimeout(), rules.pollTimeout(), sslBundle(sslBundles, rules.sslBundle()),
                 rules.maxSnapshotSize().toBytes()));
         RulesWatcher.WatchSettings watch = new RulesWatcher.WatchSettings(Path.of(rules.snapshotFile()), rules.retry().first(), rules.retry().max());
         return new RulesWatcher(feed, watch, (SnapshotRuleBook) ruleBook, descriptors, json, registry);
@@ -154,7 +162,7 @@ class LimiterConfiguration {
 
     /** The token from the properties or its file, or by client credentials from the issuer when those are set. */
     private static WatchToken watchToken(CheckProperties.Rules rules, ObjectProvider<RestClient.Builder> http, SslBundles sslBundles,
-                                         MeterRegistry registry) {
+                                         MeterRegistry registry, Clock clock) {
         CheckProperties.ClientCredentials client = rules.clientCredentials();
         if (!client.configured()) {
             return rules.watchToken();
@@ -166,7 +174,7 @@ class LimiterConfiguration {
                 ? ClientAuthenticationMethod.CLIENT_SECRET_POST : ClientAuthenticationMethod.CLIENT_SECRET_BASIC;
         return ClientCredentialsToken.of(new ClientCredentialsToken.Settings(client.tokenUri(), client.clientId(), secret, client.scope(),
                 client.audience(), authentication, client.clockSkew(), client.timeout(), sslBundle(sslBundles, client.sslBundle())),
-                http.getObject(), Clock.systemUTC(), registry);
+                http.getObject(), clock, registry);
     }
 
     private static SslBundle sslBundle(SslBundles bundles, String name) {
@@ -197,11 +205,12 @@ class LimiterConfiguration {
 
     @Bean
     Limiter limiter(RuleBook ruleBook, RedisCounterStore store, CheckProperties properties, LimiterMetrics metrics,
-                    PodRegistry pods, UsageRecorder usage) {
+                    PodRegistry pods, UsageRecorder usage, Clock clock) {
         return Limiter.builder(ruleBook, store)
                 .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
                         properties.optimizations().settings(), properties.check().deadlineOr(store.commandTimeout())))
                 .metrics(metrics)
+                .clock(clock)
                 .livePods(pods)
                 .usage(usage)
                 .build();
@@ -213,11 +222,11 @@ class LimiterConfiguration {
      * never queues ahead of a check's script and has its own, longer timeout.
      */
     @Bean(destroyMethod = "close")
-    UsageRecorder usageRecorder(LettuceConnectionFactory redis, MeterRegistry registry) {
+    UsageRecorder usageRecorder(LettuceConnectionFactory redis, MeterRegistry registry, Clock clock) {
         LettuceConnectionFactory own = ClusterClients.copyOf(redis);
         RedisUsageStore store = RedisUsageStore.start(ClusterClients.of(own), ClusterClients.nodes(own), UsageSettings.DEFAULTS.flushTimeout(),
                 own::destroy);
-        return UsageRecorder.start(store, UsageSettings.DEFAULTS, registry, Clock.systemUTC());
+        return UsageRecorder.start(store, UsageSettings.DEFAULTS, registry, clock);
     }
 
     private static String hostName() {

@@ -1,36 +1,36 @@
 package dev.tollgate.check.envoy;
 
 import dev.tollgate.common.check.CheckEntry;
+import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
-import dev.tollgate.common.check.InvalidCheckRequestException;
+import dev.tollgate.limiter.rules.DescriptorBook;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Optional;
 
 /**
  * An Envoy request as the engine's check: one entry per descriptor that a mapping resolves to a rule,
  * costing its {@code hits_addend}. Descriptors with no rule get no entry and are answered OK, as
  * envoyproxy/ratelimit answers a descriptor it has no limit for.
  *
- * @param request  the check, or null when no descriptor resolved to a rule
+ * @param request  the check, unless no descriptor resolved to a rule
  * @param entryOf  for each descriptor, its entry in the check, or -1
+ * @param problems what makes the call no request at all (no domain, no descriptors, an empty descriptor);
+ *                 empty when it can be checked
  */
-record DescriptorCheck(CheckRequest request, int[] entryOf) {
-
-    private static final Pattern ENTRY = Pattern.compile("entries\\[(\\d+)]");
+record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, List<CheckProblem> problems) {
 
     static DescriptorCheck of(RateLimitRequest envoy, DescriptorBook book) {
-        List<InvalidCheckRequestException.Problem> problems = new ArrayList<>();
+        List<CheckProblem> problems = new ArrayList<>();
         if (envoy.getDomain().isBlank()) {
-            problems.add(new InvalidCheckRequestException.Problem("domain", "is required"));
+            problems.add(CheckProblem.ofRequest("domain", "is required"));
         }
         if (envoy.getDescriptorsCount() == 0) {
-            problems.add(new InvalidCheckRequestException.Problem("descriptors", "must hold at least one descriptor"));
+            problems.add(CheckProblem.ofRequest("descriptors", "must hold at least one descriptor"));
         }
         int[] entryOf = new int[envoy.getDescriptorsCount()];
         List<CheckEntry> entries = new ArrayList<>();
@@ -38,7 +38,7 @@ record DescriptorCheck(CheckRequest request, int[] entryOf) {
             RateLimitDescriptor descriptor = envoy.getDescriptors(i);
             entryOf[i] = -1;
             if (descriptor.getEntriesCount() == 0) {
-                problems.add(new InvalidCheckRequestException.Problem("descriptors[" + i + "].entries", "must hold at least one entry"));
+                problems.add(CheckProblem.ofRequest("descriptors[" + i + "].entries", "must hold at least one entry"));
                 continue;
             }
             List<String> keys = new ArrayList<>(descriptor.getEntriesCount());
@@ -47,16 +47,15 @@ record DescriptorCheck(CheckRequest request, int[] entryOf) {
                 keys.add(entry.getKey());
                 values.add(entry.getValue());
             }
-            DescriptorBook.Resolved resolved = book.resolve(envoy.getDomain(), keys, values);
-            if (resolved != null) {
+            Optional<DescriptorBook.Resolved> resolved = book.resolve(envoy.getDomain(), keys, values);
+            if (resolved.isPresent()) {
                 entryOf[i] = entries.size();
-                entries.add(new CheckEntry(resolved.rule(), resolved.key(), BigDecimal.valueOf(hits(envoy, descriptor))));
+                entries.add(new CheckEntry(resolved.get().rule(), resolved.get().key(), BigDecimal.valueOf(hits(envoy, descriptor))));
             }
         }
-        if (!problems.isEmpty()) {
-            throw new InvalidCheckRequestException(problems);
-        }
-        return new DescriptorCheck(entries.isEmpty() ? null : new CheckRequest(envoy.getDomain(), entries), entryOf);
+        Optional<CheckRequest> request = entries.isEmpty() || !problems.isEmpty()
+                ? Optional.empty() : Optional.of(new CheckRequest(envoy.getDomain(), entries));
+        return new DescriptorCheck(request, entryOf, List.copyOf(problems));
     }
 
     /**
@@ -69,26 +68,16 @@ record DescriptorCheck(CheckRequest request, int[] entryOf) {
         return hits < 0 ? Long.MAX_VALUE : Math.max(1, hits);
     }
 
-    /** The engine names the check's entries; Envoy's caller knows its descriptors: say which one. */
-    String describe(InvalidCheckRequestException problem) {
+    /** The problems in one line, each entry named as the descriptor Envoy's caller sent: {@code descriptors[3].cost ...}. */
+    String describe(List<CheckProblem> found) {
         StringBuilder text = new StringBuilder();
-        for (InvalidCheckRequestException.Problem p : problem.problems()) {
+        for (CheckProblem problem : found) {
             if (!text.isEmpty()) {
                 text.append("; ");
             }
-            text.append(renameEntries(p.field())).append(' ').append(renameEntries(p.message()));
+            text.append(problem.path(entry -> "descriptors[" + descriptorOf(entry) + "]")).append(' ').append(problem.message());
         }
         return text.toString();
-    }
-
-    private String renameEntries(String text) {
-        Matcher entry = ENTRY.matcher(text);
-        StringBuilder out = new StringBuilder();
-        while (entry.find()) {
-            entry.appendReplacement(out, Matcher.quoteReplacement("descriptors[" + descriptorOf(Integer.parseInt(entry.group(1))) + "]"));
-        }
-        entry.appendTail(out);
-        return out.toString();
     }
 
     private int descriptorOf(int entry) {

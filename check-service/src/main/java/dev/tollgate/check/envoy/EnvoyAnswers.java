@@ -10,6 +10,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.RateLimit;
 
+import java.util.List;
 import java.util.Map;
 
 /** The engine's answer in Envoy's words: a status per descriptor, the overall code, the headers to add. */
@@ -55,10 +56,10 @@ final class EnvoyAnswers {
      *
      * @param closed for each entry of the check, whether its rule fails closed
      */
-    static RateLimitResponse failedClosed(DescriptorCheck check, boolean[] closed, String reason) {
+    static RateLimitResponse failedClosed(DescriptorCheck check, List<Integer> closedEntries, String reason) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OVER_LIMIT);
         for (int entry : check.entryOf()) {
-            answer.addStatuses(entry >= 0 && closed[entry] ? FAILED_CLOSED : NO_LIMIT);
+            answer.addStatuses(entry >= 0 && closedEntries.contains(entry) ? FAILED_CLOSED : NO_LIMIT);
         }
         return answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(DEGRADED).setValue(reason)).build();
     }

@@ -1,14 +1,11 @@
 package dev.tollgate.check.envoy;
 
-import dev.tollgate.common.check.CheckEntry;
-import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckResponse;
-import dev.tollgate.common.check.InvalidCheckRequestException;
+import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.limiter.Limiter;
-import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.RulesNotLoadedException;
-import dev.tollgate.limiter.rules.RuleBook;
-import dev.tollgate.store.StoreException;
+import dev.tollgate.limiter.Outcome;
+import dev.tollgate.limiter.rules.DescriptorBook;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
@@ -19,9 +16,9 @@ import io.grpc.stub.StreamObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -44,13 +41,11 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
 
     private final Limiter limiter;
     private final DescriptorBook descriptors;
-    private final RuleBook rules;
     private final RlsMetrics metrics;
 
-    RateLimitGrpcService(Limiter limiter, DescriptorBook descriptors, RuleBook rules, RlsMetrics metrics) {
+    RateLimitGrpcService(Limiter limiter, DescriptorBook descriptors, RlsMetrics metrics) {
         this.limiter = limiter;
         this.descriptors = descriptors;
-        this.rules = rules;
         this.metrics = metrics;
     }
 
@@ -58,9 +53,9 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
     public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> answer) {
         metrics.started();
         Call call = new Call((ServerCallStreamObserver<RateLimitResponse>) answer);
-        AtomicReference<CompletableFuture<CheckResponse>> pending = new AtomicReference<>();
+        AtomicReference<CompletableFuture<Outcome>> pending = new AtomicReference<>();
         Runnable cancel = () -> {
-            CompletableFuture<CheckResponse> checking = pending.get();
+            CompletableFuture<Outcome> checking = pending.get();
             if (checking != null) {
                 checking.cancel(false);
             }
@@ -78,23 +73,20 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
             return;
         }
         DescriptorCheck check;
-        CompletableFuture<CheckResponse> checked;
+        CompletableFuture<Outcome> checked;
         try {
             check = DescriptorCheck.of(request, descriptors);
+            if (!check.problems().isEmpty()) {
+                call.fail(Status.INVALID_ARGUMENT.withDescription(check.problems().get(0).describe(entry -> "entries[" + entry + "]")),
+                        RlsMetrics.Outcome.INVALID);
+                return;
+            }
             metrics.unmatched(unmatched(check));
-            if (check.request() == null) {
+            if (check.request().isEmpty()) {
                 call.answer(EnvoyAnswers.noLimits(request.getDescriptorsCount()), RlsMetrics.Outcome.OK);
                 return;
             }
-            try {
-                checked = limiter.check(check.request());
-            } catch (InvalidCheckRequestException e) {
-                call.fail(Status.INVALID_ARGUMENT.withDescription(check.describe(e)), RlsMetrics.Outcome.INVALID);
-                return;
-            }
-        } catch (InvalidCheckRequestException e) {
-            call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()), RlsMetrics.Outcome.INVALID);
-            return;
+            checked = limiter.check(check.request().get());
         } catch (RuntimeException e) {
             log.error("unexpected failure of a ShouldRateLimit call", e);
             call.fail(Status.INTERNAL.withDescription("an unexpected error occurred"), RlsMetrics.Outcome.INTERNAL);
@@ -105,38 +97,53 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
             checked.cancel(false);
         }
         DescriptorCheck resolved = check;
-        checked.whenComplete((response, error) -> {
+        checked.whenComplete((outcome, error) -> {
             if (error == null) {
-                call.answer(EnvoyAnswers.of(resolved, response), response.allowed() ? RlsMetrics.Outcome.OK : RlsMetrics.Outcome.OVER_LIMIT);
+                outcome.match(new Answer(call, resolved));
             } else if (!(error instanceof CancellationException)) {
-                failed(call, resolved, error instanceof CompletionException ? error.getCause() : error);
+                log.error("unexpected failure of a ShouldRateLimit check", error);
+                call.fail(Status.INTERNAL.withDescription("an unexpected error occurred"), RlsMetrics.Outcome.INTERNAL);
             }
         });
     }
 
-    private void failed(Call call, DescriptorCheck check, Throwable error) {
-        if (error instanceof StoreException store) {
-            // only a fail-closed rule gets here: it denies, whatever Envoy's failure_mode_deny
-            String reason = store.kind() == StoreException.Kind.TIMEOUT ? "store_timeout" : "store_unavailable";
-            call.answer(EnvoyAnswers.failedClosed(check, failsClosed(check.request()), reason), RlsMetrics.Outcome.FAILED_CLOSED);
-        } else if (error instanceof RulesNotLoadedException) {
-            call.fail(Status.UNAVAILABLE.withDescription("rules_unavailable: this pod holds no rules yet"), RlsMetrics.Outcome.UNAVAILABLE);
-        } else {
-            log.error("unexpected failure of a ShouldRateLimit check", error);
-            call.fail(Status.INTERNAL.withDescription("an unexpected error occurred"), RlsMetrics.Outcome.INTERNAL);
-        }
-    }
+    /** The engine's outcome as Envoy's answer: every outcome is a verdict Envoy applies, or an error it applies its own failure mode to. */
+    private static final class Answer implements Outcome.Cases<Void> {
 
-    /** For each of the check's entries, whether its rule denies when its shard cannot answer (as the engine decides). */
-    private boolean[] failsClosed(CheckRequest request) {
-        RuleBook view = rules.view();
-        boolean[] closed = new boolean[request.entries().size()];
-        for (int i = 0; i < closed.length; i++) {
-            CheckEntry entry = request.entries().get(i);
-            Rule rule = view.find(request.domain(), entry.rule(), entry.key());
-            closed[i] = rule != null && rule.failsClosed() && !rule.shadow();
+        private final Call call;
+        private final DescriptorCheck check;
+
+        Answer(Call call, DescriptorCheck check) {
+            this.call = call;
+            this.check = check;
         }
-        return closed;
+
+        @Override
+        public Void answered(CheckResponse response) {
+            call.answer(EnvoyAnswers.of(check, response), response.allowed() ? RlsMetrics.Outcome.OK : RlsMetrics.Outcome.OVER_LIMIT);
+            return null;
+        }
+
+        /** Only a fail-closed rule gets here: it denies, whatever Envoy's failure_mode_deny. */
+        @Override
+        public Void failedClosed(Outcome.FailedClosed failure) {
+            call.answer(EnvoyAnswers.failedClosed(check, failure.entries(), failure.cause().code()), RlsMetrics.Outcome.FAILED_CLOSED);
+            return null;
+        }
+
+        @Override
+        public Void noRules() {
+            call.fail(Status.UNAVAILABLE.withDescription(ProblemCodes.RULES_UNAVAILABLE + ": this pod holds no rules yet"),
+                    RlsMetrics.Outcome.UNAVAILABLE);
+            return null;
+        }
+
+        /** Nothing was spent: Envoy's caller is told which of its descriptors to fix. */
+        @Override
+        public Void invalid(List<CheckProblem> problems) {
+            call.fail(Status.INVALID_ARGUMENT.withDescription(check.describe(problems)), RlsMetrics.Outcome.INVALID);
+            return null;
+        }
     }
 
     private static int unmatched(DescriptorCheck check) {

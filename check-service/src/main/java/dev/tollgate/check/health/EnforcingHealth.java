@@ -30,11 +30,11 @@ class EnforcingHealth implements HealthIndicator {
     private final Clock clock;
     private final EnforcingGate gate;
 
-    EnforcingHealth(RedisCounterStore store, Limiter limiter, CheckProperties properties, ObjectProvider<RulesWatcher> watcher) {
+    EnforcingHealth(RedisCounterStore store, Limiter limiter, CheckProperties properties, ObjectProvider<RulesWatcher> watcher, Clock clock) {
         this.store = store;
         this.limiter = limiter;
         this.watcher = watcher.getIfAvailable();
-        this.clock = Clock.systemUTC();
+        this.clock = clock;
         this.gate = new EnforcingGate(store.status().since(), properties.readiness().storeGrace());
     }
 

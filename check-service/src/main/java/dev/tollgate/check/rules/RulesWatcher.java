@@ -1,6 +1,6 @@
 package dev.tollgate.check.rules;
 
-import dev.tollgate.check.envoy.DescriptorBook;
+import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.common.rule.DeltaMerge;
 import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
@@ -56,7 +56,7 @@ public final class RulesWatcher implements AutoCloseable {
     private final JsonMapper json;
     private final RuleValidator validator = new RuleValidator();
     /** The pod's clock, as the rule book's: a merged snapshot holds the overrides active by it. */
-    private final Clock clock = Clock.systemUTC();
+    private final Clock clock;
     /** The snapshot in force, which a delta applies to; only the watch thread (and the constructor) touch it. */
     private RuleSnapshot held;
     /** Whether the next watch asks for a whole snapshot: after a refused answer, in case what the pod holds is what is wrong. */
@@ -117,6 +117,7 @@ public final class RulesWatcher implements AutoCloseable {
         // one per pod, seeded apart, so that pods that failed together do not retry together
         this.backoff = new Backoff(settings.retryFirst(), settings.retryMax(), new SplittableRandom());
         this.rules = rules;
+        this.clock = rules.clock();
         this.descriptors = descriptors;
         this.json = json;
         for (Refusal reason : Refusal.values()) {

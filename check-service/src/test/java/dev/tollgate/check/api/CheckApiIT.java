@@ -1,5 +1,6 @@
 package dev.tollgate.check.api;
 
+import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.check.SharedClusterPod;
 import dev.tollgate.check.WebTestClients;
 import dev.tollgate.testsupport.http.RawHttp;

@@ -36,44 +36,43 @@ public final class CheckRequestValidator {
         this.maxEntries = maxEntries;
     }
 
-    public void validate(CheckRequest request) {
-        List<InvalidCheckRequestException.Problem> problems = new ArrayList<>();
+    /** What is wrong with the request, if anything: empty when the engine can check it. */
+    public List<CheckProblem> problems(CheckRequest request) {
         if (request == null) {
-            throw new InvalidCheckRequestException(List.of(problem("", "a request body is required")));
+            return List.of(CheckProblem.ofRequest("", "a request body is required"));
         }
+        List<CheckProblem> problems = new ArrayList<>();
         if (isBlank(request.domain())) {
-            problems.add(problem("domain", "is required"));
+            problems.add(CheckProblem.ofRequest("domain", "is required"));
         } else if (Text.hasControlCharacter(request.domain())) {
-            problems.add(problem("domain", "must not contain control characters"));
+            problems.add(CheckProblem.ofRequest("domain", "must not contain control characters"));
         }
         List<CheckEntry> entries = request.entries();
         if (entries == null || entries.isEmpty()) {
-            problems.add(problem("entries", "must hold at least one entry"));
+            problems.add(CheckProblem.ofRequest("entries", "must hold at least one entry"));
         } else if (entries.size() > maxEntries) {
-            problems.add(problem("entries", "holds " + entries.size() + " entries; at most " + maxEntries + " are allowed"));
+            problems.add(CheckProblem.ofRequest("entries", "holds " + entries.size() + " entries; at most " + maxEntries + " are allowed"));
         } else {
             for (int i = 0; i < entries.size(); i++) {
-                validateEntry("entries[" + i + "]", entries.get(i), problems);
+                entryProblems(i, entries.get(i), problems);
             }
         }
-        if (!problems.isEmpty()) {
-            throw new InvalidCheckRequestException(problems);
-        }
+        return problems;
     }
 
-    private static void validateEntry(String path, CheckEntry entry, List<InvalidCheckRequestException.Problem> problems) {
+    private static void entryProblems(int index, CheckEntry entry, List<CheckProblem> problems) {
         if (entry == null) {
-            problems.add(problem(path, "must be an object"));
+            problems.add(CheckProblem.ofEntry(index, "", "must be an object"));
             return;
         }
         if (isBlank(entry.rule())) {
-            problems.add(problem(path + ".rule", "is required"));
+            problems.add(CheckProblem.ofEntry(index, "rule", "is required"));
         } else if (Text.hasControlCharacter(entry.rule())) {
-            problems.add(problem(path + ".rule", "must not contain control characters"));
+            problems.add(CheckProblem.ofEntry(index, "rule", "must not contain control characters"));
         }
-        keyProblem(entry.key()).ifPresent(message -> problems.add(problem(path + ".key", message)));
+        keyProblem(entry.key()).ifPresent(message -> problems.add(CheckProblem.ofEntry(index, "key", message)));
         if (entry.cost() != null && !isPositiveInt(entry.cost())) {
-            problems.add(problem(path + ".cost", COST_MESSAGE));
+            problems.add(CheckProblem.ofEntry(index, "cost", COST_MESSAGE));
         }
     }
 
@@ -119,9 +118,5 @@ public final class CheckRequestValidator {
 
     private static boolean isBlank(String value) {
         return value == null || value.isBlank();
-    }
-
-    private static InvalidCheckRequestException.Problem problem(String field, String message) {
-        return new InvalidCheckRequestException.Problem(field, message);
     }
 }

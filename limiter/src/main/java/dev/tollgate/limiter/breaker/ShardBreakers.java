@@ -56,6 +56,8 @@ public final class ShardBreakers {
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .automaticTransitionFromOpenToHalfOpenEnabled(false)
                 .recordException(error -> error instanceof StoreException)
+                // one bad key's script error says nothing of the shard: it must not send the shard's other keys to fallback
+                .ignoreException(error -> error instanceof StoreException store && store.isKeyError())
                 .writableStackTraceEnabled(false)
                 .clock(clock)
                 .build();

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
@@ -65,24 +66,24 @@ public final class Leases {
                 .build();
     }
 
-    /** Spends one request from the set's lease, or answers null when there is none left or it expired. */
-    public Taken take(String set) {
+    /** Spends one request from the set's lease; empty when there is none left or it expired. */
+    public Optional<Taken> take(String set) {
         Lease lease = leases.getIfPresent(set);
         if (lease == null) {
-            return null;
+            return Optional.empty();
         }
         synchronized (lease) {
             if (nanoTime.getAsLong() >= lease.expiresAtNanos) {
                 if (leases.asMap().remove(set, lease)) {
                     strand(lease);
                 }
-                return null;
+                return Optional.empty();
             }
             if (lease.requests <= 0) {
-                return null;
+                return Optional.empty();
             }
             lease.requests--;
-            return new Taken(lease.remaining, lease.resetMs, lease.requests);
+            return Optional.of(new Taken(lease.remaining, lease.resetMs, lease.requests));
         }
     }
 

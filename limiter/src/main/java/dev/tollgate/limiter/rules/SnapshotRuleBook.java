@@ -100,6 +100,11 @@ public final class SnapshotRuleBook implements RuleBook {
         return new View(current);
     }
 
+    /** The clock overrides are judged by: whoever merges snapshots for this book keeps its overrides by the same one. */
+    public Clock clock() {
+        return clock;
+    }
+
     @Override
     public boolean loaded() {
         return current.revision().isPresent();

@@ -1,10 +1,11 @@
-package dev.tollgate.limiter;
+package dev.tollgate.limiter.check;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.store.script.GroupReply;
 import dev.tollgate.store.script.Spend;
+import dev.tollgate.limiter.Optimizations;
 import dev.tollgate.limiter.local.DenyCache;
 import dev.tollgate.limiter.local.Leases;
 import dev.tollgate.limiter.local.LocalBuckets;
@@ -13,23 +14,25 @@ import dev.tollgate.store.StoreException;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
- * What a pod answers for a key group before, or instead of, a store call, in the order the design
- * gives: the deny cache ("remember the no"), the coarse local-first bucket, then a token lease. Each
- * answer is switched by {@link Optimizations}; with all off every group goes to the store. What the
- * store answered (or failed to) flows back through {@link #learn} and {@link #failed}.
+ * The check's first stage: what a pod answers for a key group before, or instead of, a store call, in the
+ * order the design gives: the deny cache ("remember the no"), the coarse local-first bucket, then a token
+ * lease; else how many requests to ask the store for ({@link #want}). Each answer is switched by
+ * {@link Optimizations}; with all off every group goes to the store. What the store answered (or failed to)
+ * comes back once per store call, through {@link #learn} or {@link #failed}.
  *
  * <p>Its caches (and those of the deny cache, the local buckets and the leases) do their upkeep on the
  * thread that uses them ({@code executor(Runnable::run)}): by default Caffeine hands it to the common
  * pool, a thread woken (futex) for every burst of writes, 6% of the pod's CPU at 4,500 checks/s.
  */
-final class LocalAnswers {
+final class LocalStage {
 
     private static final Duration MAX_DENY_MEMORY = Duration.ofSeconds(1);
     private static final Duration LOCAL_BUCKET_IDLE = Duration.ofMinutes(2);
-    /** How long a lease set asks for one request only after a lease call timed out (review M4). */
+    /** How long a lease set asks for one request only after a lease call timed out (its grant, if any, never reached the pod). */
     private static final Duration AFTER_LOST_GRANT = Duration.ofSeconds(5);
     private static final int MAX_KEYS = 200_000;
 
@@ -41,7 +44,7 @@ final class LocalAnswers {
     private final Cache<String, Boolean> lostGrants;
     private final LimiterMetrics metrics;
 
-    LocalAnswers(Optimizations optimizations, LongSupplier nanoTime, LimiterMetrics metrics) {
+    LocalStage(Optimizations optimizations, LongSupplier nanoTime, LimiterMetrics metrics) {
         this.optimizations = optimizations;
         this.metrics = metrics;
         this.denies = new DenyCache(MAX_DENY_MEMORY, MAX_KEYS, nanoTime);
@@ -51,17 +54,14 @@ final class LocalAnswers {
                 .executor(Runnable::run).build();
     }
 
-    /**
-     * The group's answer from the pod alone (deny cache, local-first bucket, then a lease), or null
-     * when the store must decide.
-     */
-    GroupAnswer answer(KeyGroup group) {
-        GroupAnswer screened = screen(group);
-        return screened != null ? screened : fromLease(group);
+    /** The group's answer from the pod alone (deny cache, local-first bucket, then a lease), unless the store must decide. */
+    Optional<GroupAnswer> answer(KeyGroup group) {
+        Optional<GroupAnswer> screened = screen(group);
+        return screened.isPresent() ? screened : fromLease(group);
     }
 
     /** The deny cache and the local-first bucket: the answers that only ever deny. */
-    private GroupAnswer screen(KeyGroup group) {
+    private Optional<GroupAnswer> screen(KeyGroup group) {
         List<Spend> spends = group.spends();
         if (optimizations.denyCache()) {
             long remembered = 0;
@@ -72,7 +72,7 @@ final class LocalAnswers {
             if (retry > 0) {
                 metrics.denyCacheHit();
                 countByRule(group, "deny_cache");
-                return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
+                return Optional.of(GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry)));
             }
         }
         if (optimizations.localFirst() && isBucketGroup(group)) {
@@ -80,34 +80,33 @@ final class LocalAnswers {
             if (retry > 0) {
                 metrics.localDrop();
                 countByRule(group, "local_drop");
-                return GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry));
+                return Optional.of(GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry)));
             }
         }
-        return null;
+        return Optional.empty();
     }
 
-    /** One request's worth from the set's lease, if the pod holds one; else null. */
-    GroupAnswer fromLease(KeyGroup group) {
+    /** One request's worth from the set's lease, if the pod holds one. */
+    Optional<GroupAnswer> fromLease(KeyGroup group) {
         if (!optimizations.leases() || !isBucketGroup(group)) {
-            return null;
+            return Optional.empty();
         }
-        Leases.Taken taken = leases.take(group.leaseSet());
-        if (taken == null) {
-            return null;
+        Optional<Leases.Taken> taken = leases.take(group.leaseSet());
+        if (taken.isEmpty()) {
+            return Optional.empty();
         }
         metrics.leaseHit();
         countByRule(group, "lease");
         List<Spend> spends = group.spends();
-        return GroupAnswer.of(group, i -> EntryResult.allowed(group.rule(i).id(),
-                podView(taken.remaining()[i], taken.left(), spends.get(i).cost()), taken.resetMs()[i]),
-                () -> {
-                    // an expired lease keeps it: the lease's tokens are counted as stranded when it goes
-                    leases.giveBack(group.leaseSet());
-                    refund(group);
-                });
+        Leases.Taken lease = taken.get();
+        return Optional.of(GroupAnswer.of(group, i -> EntryResult.allowed(group.rule(i).id(),
+                podView(lease.remaining()[i], lease.left(), spends.get(i).cost()), lease.resetMs()[i]), Spent.ON_LEASE));
     }
 
-    /** Puts one request back on the group's lease; false when it has none live (leases off, or expired). */
+    /**
+     * Puts one request back on the group's lease; false when it has none live (leases off, or expired: an
+     * expired lease keeps it, and the lease's tokens are counted as stranded when it goes).
+     */
     boolean giveBackToLease(KeyGroup group) {
         return optimizations.leases() && isBucketGroup(group) && leases.giveBack(group.leaseSet());
     }
@@ -180,9 +179,9 @@ final class LocalAnswers {
         return group.allBuckets();
     }
 
-    /** The group's lease set when it is leased, else null. */
-    String leaseSet(KeyGroup group) {
-        return optimizations.leases() && isBucketGroup(group) ? group.leaseSet() : null;
+    /** The group's lease set when it is leased. */
+    Optional<String> leaseSet(KeyGroup group) {
+        return optimizations.leases() && isBucketGroup(group) ? Optional.of(group.leaseSet()) : Optional.empty();
     }
 
     private void countByRule(KeyGroup group, String answer) {

@@ -1,4 +1,4 @@
-package dev.tollgate.limiter;
+package dev.tollgate.limiter.check;
 
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Rule;

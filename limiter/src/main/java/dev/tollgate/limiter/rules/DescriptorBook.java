@@ -1,4 +1,4 @@
-package dev.tollgate.check.envoy;
+package dev.tollgate.limiter.rules;
 
 import dev.tollgate.common.check.CheckRequestValidator;
 import dev.tollgate.common.descriptor.DescriptorDomain;
@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The descriptor mappings in force, compiled for look-up: which rule and which limit key a descriptor
@@ -19,6 +20,8 @@ import java.util.Map;
  * entry's exact value first, else the node of that key with no value; the rule is the one at the node
  * where the descriptor's last entry lands. A descriptor that lands nowhere, or on a node with no rule,
  * has no limit.
+ *
+ * <p>In the engine, not in an adapter, so an embedded gateway resolves descriptors as check-service does.
  */
 public final class DescriptorBook {
 
@@ -40,7 +43,7 @@ public final class DescriptorBook {
     }
 
     /** The prefix of a key made from a digest of values the store cannot key as they are. */
-    static final String DIGESTED = "sha256:";
+    public static final String DIGESTED = "sha256:";
 
     private volatile Map<String, Level> domains = Map.of();
 
@@ -52,23 +55,23 @@ public final class DescriptorBook {
         domains = Map.copyOf(compiled);
     }
 
-    /** The rule and key for one descriptor's entries, or null when no rule limits it. */
-    public Resolved resolve(String domain, List<String> keys, List<String> values) {
+    /** The rule and key for one descriptor's entries, unless no rule limits it. */
+    public Optional<Resolved> resolve(String domain, List<String> keys, List<String> values) {
         Level level = domains.getOrDefault(domain, Level.EMPTY);
         Node node = null;
         Node[] path = new Node[keys.size()];
         for (int i = 0; i < keys.size(); i++) {
             node = level.find(keys.get(i), values.get(i));
             if (node == null) {
-                return null;
+                return Optional.empty();
             }
             path[i] = node;
             level = new Level(node.exact(), node.anyValue());
         }
         if (node == null || node.rule() == null) {
-            return null;
+            return Optional.empty();
         }
-        return new Resolved(node.rule(), storable(limitKey(node, path, values)));
+        return Optional.of(new Resolved(node.rule(), storable(limitKey(node, path, values))));
     }
 
     /**
@@ -77,7 +80,7 @@ public final class DescriptorBook {
      * fail the whole call, which Envoy allows, so one such header switched off every limit of the call. Hashed
      * char by char, not as UTF-8, so that two values with different lone surrogates keep keys of their own.
      */
-    static String storable(String key) {
+    public static String storable(String key) {
         if (CheckRequestValidator.keyProblem(key).isEmpty()) {
             return key;
         }

@@ -1,21 +1,23 @@
-package dev.tollgate.limiter;
+package dev.tollgate.limiter.check;
 
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.Outcome;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.store.StoreException;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.IntSupplier;
 
 /**
  * The one place that decides what a rule answers when its counter shard cannot be reached in time
  * (requirement #4). A fail-open rule keeps the API serving: the pod's fallback bucket answers, at the
  * design's limit ÷ pods × 2, and every such answer counts {@code fail_open}. A fail-closed rule (login)
- * fails the whole check with the store's error, which check-service answers as 504
- * {@code store_timeout} (this call timed out, or the check's deadline passed) or 503
- * {@code store_unavailable} (breaker open, node refused). A shadow rule never changes a verdict, not
- * even here.
+ * denies the whole check ({@link Outcome.FailedClosed}): {@code store_timeout} when this call timed out or the
+ * check's deadline passed, {@code store_unavailable} when the breaker is open or the node refused. A shadow
+ * rule never changes a verdict, not even here.
  */
 final class FailModes {
 
@@ -33,13 +35,21 @@ final class FailModes {
 
     GroupAnswer answer(KeyGroup group, StoreException error) {
         if (!group.shadow() && failsClosed(group)) {
+            List<Integer> entries = new ArrayList<>();
+            List<String> rules = new ArrayList<>();
             for (int i = 0; i < group.size(); i++) {
                 Rule rule = group.rule(i);
                 if (rule.failsClosed()) {
                     metrics.failedClosed(rule.id(), error.kind());
+                    for (int entry : group.entryIndexes(i)) {
+                        entries.add(entry);
+                        rules.add(rule.id());
+                    }
                 }
             }
-            return GroupAnswer.failedClosed(error);
+            Outcome.FailedClosed.Cause cause = error.kind() == StoreException.Kind.TIMEOUT
+                    ? Outcome.FailedClosed.Cause.TIMEOUT : Outcome.FailedClosed.Cause.UNAVAILABLE;
+            return new GroupAnswer.Closed(new Outcome.FailedClosed(cause, error.reason(), entries, rules));
         }
         FallbackBuckets.Answer answer = fallback.spend(group.key(), group.spends(), livePods.getAsInt());
         for (int i = 0; i < group.size(); i++) {
@@ -48,7 +58,12 @@ final class FailModes {
         return GroupAnswer.of(group, i -> (answer.allowed()
                 ? EntryResult.allowed(group.rule(i).id(), answer.remaining()[i], 0)
                 : EntryResult.denied(group.rule(i).id(), 0, answer.retryMs(), answer.retryMs())).withFallback(FAIL_OPEN),
-                () -> fallback.giveBack(group.key(), group.spends()));
+                answer.allowed() ? Spent.IN_FALLBACK : Spent.NOTHING);
+    }
+
+    /** Gives the group's fallback buckets back the request they admitted. */
+    void giveBack(KeyGroup group) {
+        fallback.giveBack(group.key(), group.spends());
     }
 
     private static boolean failsClosed(KeyGroup group) {

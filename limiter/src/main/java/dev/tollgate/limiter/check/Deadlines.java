@@ -1,4 +1,4 @@
-package dev.tollgate.limiter;
+package dev.tollgate.limiter.check;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Bounds a store call by its check's deadline. The JDK's delayer thread, one for the whole JVM, only fires
  * the deadline; what follows it (the fail mode, the response and, in check-service, its JSON and write)
  * runs on a small pool, so that a frozen shard's burst of deadlines neither queues behind that one thread
- * nor delays every other timer of the JVM (review S3). A call answered in time is turned into its answer
+ * nor delays every other timer of the JVM. A call answered in time is turned into its answer
  * on the thread that brought the reply, with no hop, and cancels its timer.
  */
 final class Deadlines {
