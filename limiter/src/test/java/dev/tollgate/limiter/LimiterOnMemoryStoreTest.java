@@ -16,6 +16,7 @@ import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.InMemoryCounterStore;
 import dev.tollgate.store.LuaScript;
 import dev.tollgate.limiter.usage.UsageSink;
+import dev.tollgate.testsupport.time.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -18,6 +18,7 @@ import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.store.LuaScript;
 import dev.tollgate.store.StoreException;
+import dev.tollgate.testsupport.time.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

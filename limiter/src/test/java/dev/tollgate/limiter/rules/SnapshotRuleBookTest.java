@@ -6,7 +6,7 @@ import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleSnapshot;
-import dev.tollgate.limiter.MutableClock;
+import dev.tollgate.testsupport.time.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
