@@ -4,7 +4,7 @@ import dev.tollgate.bench.load.Interference;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.ReportWriter;
 import dev.tollgate.bench.report.Section;
-import dev.tollgate.bench.scenario.Scenario;
+import dev.tollgate.bench.scenario.Scenarios;
 
 import java.nio.file.Path;
 import java.time.Instant;
@@ -95,9 +95,9 @@ public final class BenchMain {
         try (Bench bench = Bench.start(options); Interference interference = Interference.start()) {
             redisVersion = bench.redisVersion();
             System.out.printf("cluster up at %s; warming up for %.0f s%n", bench.cluster().seedUris(), options.warmupSeconds());
-            Scenario.warmUp(bench, options.warmupSeconds());
+            Scenarios.warmUp(bench, options.warmupSeconds());
             for (int number : options.scenarios()) {
-                Scenario scenario = Scenario.byNumber(number);
+                Scenario scenario = Scenarios.byNumber(number);
                 System.out.printf("scenario %d: %s%n", number, scenario.title());
                 long scenarioStarted = System.nanoTime();
                 double otherBefore = interference.otherCoreSeconds();
