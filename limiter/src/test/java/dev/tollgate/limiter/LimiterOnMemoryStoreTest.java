@@ -106,7 +106,7 @@ class LimiterOnMemoryStoreTest {
 
     @Test
     void reportsUsageOnlyOfLimitsSplitAcrossRegionsSoASprayOfCallerChosenKeysNeverReachesTheRebalancer() throws Exception {
-        // review M3: every admitted entry was reported, so a spray of distinct IPs filled the region's usage
+        // every admitted entry was reported, so a spray of distinct IPs filled the region's usage
         // (and the recorder's cap on keys per interval) and each IP got region_budget rows in every snapshot
         Rule perIpBucket = new Rule("per-ip", "auth", LOGIN, Identity.IP, Limit.TokenBucket.perSecond(10, 20), null, null, 1, 1);
         Rule perUserLog = new Rule("login-user", "auth", LOGIN, Identity.USER, new Limit.SlidingLog(20, 60), null, FailMode.CLOSED, 1, 1);

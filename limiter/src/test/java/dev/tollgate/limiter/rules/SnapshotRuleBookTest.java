@@ -30,7 +30,7 @@ class SnapshotRuleBookTest {
 
     @Test
     void aViewKeepsItsSnapshotWhileANewOneIsApplied() {
-        // review L4: one check reads its rules, overrides and shares from one revision
+        // one check reads its rules, overrides and shares from one revision
         book.apply(new RuleSnapshot(7, List.of(growth), List.of(), List.of(new RegionBudget("growth-global", "acct_1", "eu-west", 0.5, NOW))));
         RuleBook view = book.view();
         book.apply(new RuleSnapshot(8, List.of(), List.of(), List.of()));
