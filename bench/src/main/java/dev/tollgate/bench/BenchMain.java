@@ -4,7 +4,7 @@ import dev.tollgate.bench.load.Interference;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.ReportWriter;
 import dev.tollgate.bench.report.Section;
-import dev.tollgate.bench.scenario.Scenario;
+import dev.tollgate.bench.scenario.Scenarios;
 
 import java.nio.file.Path;
 import java.time.Instant;
@@ -21,10 +21,6 @@ import java.util.Map;
  */
 public final class BenchMain {
 
-    // check-service too: scenario 8 runs its jar
-    public static final String BUILD = "./mvnw -B -q -pl bench,check-service -am package -DskipTests";
-    public static final String RUN = "java -jar bench/target/tollgate-bench.jar";
-
     private static final List<String> LIMITS = List.of(
             "The live pod count is handed to the engines by the bench (their `livePods` supplier), not read from the "
                     + "heartbeat registry in Redis, so autoscaling takes effect at once here; with the registry it takes a few seconds.",
@@ -37,23 +33,6 @@ public final class BenchMain {
                     + "production 5 ms, so that this saturated 2-core box measures the limiter's arithmetic rather than its fail-open path.");
 
     private BenchMain() {
-    }
-
-    /**
-     * The commit the running jar was built from, stamped at build time (git.properties): a work tree that
-     * moved on since the build, or a stale jar, can no longer lend the report another commit's name.
-     */
-    public static String builtCommit() {
-        try (java.io.InputStream in = BenchMain.class.getResourceAsStream("/git.properties")) {
-            if (in == null) {
-                return "unknown (built without git)";
-            }
-            java.util.Properties git = new java.util.Properties();
-            git.load(in);
-            return git.getProperty("git.commit.id.describe", git.getProperty("git.commit.id.abbrev", "unknown"));
-        } catch (java.io.IOException e) {
-            return "unknown";
-        }
     }
 
     private static double loadAverage() {
@@ -86,7 +65,7 @@ public final class BenchMain {
         long started = System.nanoTime();
         Instant startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         // before the run writes its charts into the work tree, which would read as uncommitted changes
-        String engine = builtCommit();
+        String engine = BenchJar.builtCommit();
         Charts charts = new Charts(options.reportDir());
         List<Section> sections = new ArrayList<>();
         String redisVersion;
@@ -95,9 +74,9 @@ public final class BenchMain {
         try (Bench bench = Bench.start(options); Interference interference = Interference.start()) {
             redisVersion = bench.redisVersion();
             System.out.printf("cluster up at %s; warming up for %.0f s%n", bench.cluster().seedUris(), options.warmupSeconds());
-            Scenario.warmUp(bench, options.warmupSeconds());
+            Scenarios.warmUp(bench, options.warmupSeconds());
             for (int number : options.scenarios()) {
-                Scenario scenario = Scenario.byNumber(number);
+                Scenario scenario = Scenarios.byNumber(number);
                 System.out.printf("scenario %d: %s%n", number, scenario.title());
                 long scenarioStarted = System.nanoTime();
                 double otherBefore = interference.otherCoreSeconds();
@@ -130,7 +109,7 @@ public final class BenchMain {
         facts.put("Load average before the run", String.format(Locale.ROOT, "%.2f (1 minute; above ~0.5 means something "
                 + "else was busy when it started; a scenario during which other processes took cores says so)", loadBefore));
         facts.put("Scales", "time × " + options.timeScale() + ", load × " + options.loadScale() + ", repeats " + options.repeats());
-        String command = BUILD + "\n" + RUN + options.commandLine();
+        String command = BenchJar.BUILD + "\n" + BenchJar.RUN + options.commandLine();
         Path readme = ReportWriter.write(options.reportDir(), command, facts, sections, LIMITS);
         return new Result(readme, List.copyOf(sections));
     }

@@ -234,7 +234,7 @@ public record BenchOptions(
 
     public static String usage() {
         return String.join("\n",
-                "usage: java -jar bench/target/tollgate-bench.jar [--name=value ...]",
+                "usage: " + BenchJar.RUN + " [--name=value ...]",
                 "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, and 10, the soak, only when named)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",

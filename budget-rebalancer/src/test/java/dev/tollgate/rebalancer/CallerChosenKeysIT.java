@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Review M3 on real servers: keys a caller chooses do not reach region_budgets, and a merchant is still
+ * On real servers: keys a caller chooses do not reach region_budgets, and a merchant is still
  * rebalanced beside them. Usage is written as a pod from before the fix wrote it (every admitted entry,
  * whatever its rule), so what is shown here is the rebalancer's own filter: a spray of distinct IPs in
  * us-east, each at a fifth of its per-IP limit, and of account keys that each use a ten-thousandth of

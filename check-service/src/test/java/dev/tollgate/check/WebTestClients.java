@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  *
  * <p>Why: twice on CI a request got no answer within WebTestClient's default 5 s, some 175 s into the test JVM, the
  * first request to a freshly started context, and nothing was left to tell a stalled JVM on a loaded 2-core box
- * from a server that stopped reading (edge review, "The 5-second stall"). An answer missing after {@link #TIMEOUT}
+ * from a server that stopped reading (docs/edge-review-answers.md, "The 5-second stall"). An answer missing after {@link #TIMEOUT}
  * now fails with the state of the connection ({@code ss}: ESTABLISHED with Recv-Q above 0 is a read never
  * re-armed), the stacks of the HTTP event loops (idle, or blocked, and on what) and the JVM's GC time and load.
  */

@@ -1,5 +1,7 @@
 package dev.tollgate.store;
 
+import dev.tollgate.store.backoff.Backoff;
+import dev.tollgate.store.backoff.Backoff.Jitter;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -70,6 +72,13 @@ public final class RedisCounterStore implements CounterStore {
     private static final long TIMEOUT_REFRESH_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** A pod that cannot connect says so at WARN when it starts failing, then once a minute. */
     private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /**
+     * The wait before the next connect attempt. The cap is what bounds recovery: a pod whose cluster comes back is
+     * at most half a second plus one attempt away from connecting, which keeps it within the issue's "about a
+     * second". Each wait is drawn from the upper half of its ceiling, so a region's pods, started together, do not
+     * retry in step.
+     */
+    static final Backoff CONNECT_BACKOFF = new Backoff(Duration.ofMillis(50), Duration.ofMillis(500), Jitter.EQUAL);
     /** Replies by which a node says the slot is elsewhere or the cluster is re-forming. */
     private static final List<String> TOPOLOGY_ERRORS = List.of("MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN");
     /** Replies of a node that cannot serve anyone's script right now: the shard is out, not the script wrong. */
@@ -82,7 +91,6 @@ public final class RedisCounterStore implements CounterStore {
     private final RedisClusterClient client;
     private final ClientResources resources;
     private final List<String> seeds;
-    private final ConnectBackoff backoff;
     private final Duration commandTimeout;
     private final Clock clock = Clock.systemUTC();
     /** An attempt that has not settled by then is given up on (a late connection is still taken, or closed). */
@@ -119,7 +127,6 @@ public final class RedisCounterStore implements CounterStore {
         this.resources = resources;
         this.seeds = redacted(seeds);
         this.commandTimeout = commandTimeout;
-        this.backoff = ConnectBackoff.DEFAULT;
         // topology read, TCP connect and handshake are each bounded by the connect timeout in Lettuce
         this.attemptLimit = connectTimeout.multipliedBy(3);
         this.status = new ConnectionStatus(false, clock.instant(), 0, null);
@@ -134,7 +141,7 @@ public final class RedisCounterStore implements CounterStore {
     /**
      * Starts connecting to the cluster and returns at once. A pod must serve even when its store is down
      * at start-up (requirement #4): attempts go on in the background, with backoff and jitter capped at
-     * {@link ConnectBackoff#DEFAULT}'s half second, until one succeeds or the store is closed; until then
+     * {@link #CONNECT_BACKOFF}'s half second, until one succeeds or the store is closed; until then
      * every script call fails as unavailable and the rules' fail modes answer. Never final: a wrong
      * password, an unformed cluster or a handshake timeout are all retried.
      */
@@ -326,11 +333,11 @@ public final class RedisCounterStore implements CounterStore {
             }
         }
         firstOutcome.complete(null);
-        Duration delay = backoff.delay(failed, ThreadLocalRandom.current());
+        Duration delay = CONNECT_BACKOFF.delay(failed, ThreadLocalRandom.current());
         if (warn) {
             // the pod keeps serving; tollgate.store.connected and tollgate.store.calls{outcome=not_connected} alert
             log.warn("cannot connect to the Redis Cluster at {} ({} failed attempts since {}): {}; retrying with backoff up to {} ms, fail modes apply meanwhile",
-                    seeds, failed, status.since(), reason, backoff.max().toMillis());
+                    seeds, failed, status.since(), reason, CONNECT_BACKOFF.max().toMillis());
         } else {
             log.debug("still cannot connect to the Redis Cluster at {}: {}; next attempt in {} ms", seeds, reason, delay.toMillis());
         }

@@ -1,16 +1,17 @@
 package dev.tollgate.store;
 
+import dev.tollgate.store.backoff.Backoff;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+/** The store's connect backoff, whose half-second cap the connect tests' "about a second" rests on. */
 class ConnectBackoffTest {
 
-    private final ConnectBackoff backoff = ConnectBackoff.DEFAULT;
+    private final Backoff backoff = RedisCounterStore.CONNECT_BACKOFF;
 
     @Test
     void doublesFromFiftyMillisecondsUpToHalfASecondWithJitterInTheUpperHalf() {
@@ -30,20 +31,5 @@ class ConnectBackoffTest {
         SplittableRandom random = new SplittableRandom(7);
         assertThat(backoff.delay(Integer.MAX_VALUE, random)).isLessThanOrEqualTo(Duration.ofMillis(500));
         assertThat(backoff.delay(10_000, random)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
-    }
-
-    @Test
-    void spreadsPodsThatFailedTogether() {
-        SplittableRandom random = new SplittableRandom(1);
-        long distinct = java.util.stream.IntStream.range(0, 50)
-                .mapToLong(i -> backoff.delay(6, random).toMillis())
-                .distinct().count();
-        assertThat(distinct).isGreaterThan(25);
-    }
-
-    @Test
-    void refusesACapBelowTheFirstWait() {
-        assertThatThrownBy(() -> new ConnectBackoff(Duration.ofSeconds(1), Duration.ofMillis(10)))
-                .isInstanceOf(IllegalArgumentException.class);
     }
 }

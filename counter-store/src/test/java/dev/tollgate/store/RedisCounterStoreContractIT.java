@@ -46,7 +46,7 @@ class RedisCounterStoreContractIT extends CounterStoreContract {
     }
 
     /**
-     * Edge review L5: a log member was named by the store's microsecond, with '+' appended on a collision, yet a
+     * A log member was named by the store's microsecond, with '+' appended on a collision, yet a
      * refund removes the members its call was told: two calls of one microsecond on one log both named the
      * first's member, and once both were refunded the second's stayed for good. A microsecond is shared only
      * when the store's clock steps back (a promoted replica's clock behind the old primary's), so the spend

@@ -10,7 +10,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The connect timeout is its own setting, and no credential is ever printed (review L11). */
+/** The connect timeout is its own setting, and no credential is ever printed. */
 class RedisStoreSettingsTest {
 
     @Test

@@ -46,7 +46,7 @@ class ChartLintTest {
         assertThat(error).contains("rulesService.jwt").contains("issuerUri");
     }
 
-    // review L7: keys alone check a signature, not who issued the token or for whom
+    // keys alone check a signature, not who issued the token or for whom
     @Test
     void refusesToRenderRulesServiceWithTheKeySetAlone() {
         Map<String, Object> keysOnly = withoutRegionFile(Map.of(

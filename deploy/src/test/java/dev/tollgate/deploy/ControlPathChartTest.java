@@ -65,7 +65,7 @@ class ControlPathChartTest {
         assertThat(container.named("SPRING_FLYWAY_ENABLED", "env").at("value").text()).isEqualTo("false");
         assertThat(container.named("SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI", "env").at("value").text())
                 .startsWith("https://");
-        // the issuer and the audience both, or any token of the identity provider's would do (review L7)
+        // the issuer and the audience both, or any token of the identity provider's would do
         assertThat(container.named("SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES", "env").at("value").text())
                 .isEqualTo("tollgate-rules-service");
         assertThat(container.named("SPRING_PROFILES_ACTIVE", "env").exists()).as("never the dev profile").isFalse();

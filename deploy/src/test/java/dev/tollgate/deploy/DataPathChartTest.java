@@ -41,7 +41,7 @@ class DataPathChartTest {
         assertThat(headless.named("http", "spec", "ports").at("port").value()).isEqualTo(8080);
     }
 
-    /** Edge review L1: check ports open to anyone are a choice said out loud, never a default. */
+    /** Check ports open to anyone are a choice said out loud, never a default. */
     @Test
     void refusesCheckPortsThatAnswerAnyoneUnlessToldSo() {
         Map<String, Object> noToken = Map.of("checkService", Map.of("access", Map.of("tokenSecret", "")));

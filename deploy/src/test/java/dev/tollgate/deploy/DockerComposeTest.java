@@ -49,7 +49,7 @@ class DockerComposeTest {
     void publishesEachServiceOnItsPortAndChecksItsReadiness(String name, int port) {
         Tree service = service(name);
 
-        // loopback only: rules-service takes a static admin token here (review L6)
+        // loopback only: rules-service takes a static admin token here
         assertThat(service.texts("ports")).first().isEqualTo("127.0.0.1:" + port + ":" + port);
         assertThat(service.at("build").text()).isEqualTo("./" + name);
         assertThat(service.texts("healthcheck", "test"))
@@ -138,7 +138,7 @@ class DockerComposeTest {
 
     @Test
     void givesTheDevTokenExplicitlyLongEnoughForEveryInterfaceAndTheSameToThePods() {
-        // rules-service has no default (review L6) and, listening on every interface of its container,
+        // rules-service has no default token and, listening on every interface of its container,
         // refuses a token shorter than 16 characters; the pods follow the watch feed with the same one
         String token = service("rules-service").at("environment", "TOLLGATE_DEV_TOKEN").text();
 

@@ -144,7 +144,7 @@ class KeysAndScriptsIT {
 
     @Test
     void aRuleSwitchedFromBucketToLogStartsAFreshLogOnLiveKeys() {
-        // review H3: the log used to share the bucket's name, so every call met a hash (WRONGTYPE) until it expired
+        // the log used to share the bucket's name, so every call met a hash (WRONGTYPE) until it expired
         Match login = new Match(null, "/login");
         Rule asBucket = Rule.of("login-ip", "auth", new Limit.TokenBucket(1, 86_400, 5)).withMatch(login);
         Rule asLog = Rule.slidingLog("login-ip", "auth", 5, 60).withMatch(login);

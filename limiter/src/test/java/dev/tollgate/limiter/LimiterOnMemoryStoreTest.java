@@ -16,6 +16,7 @@ import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.InMemoryCounterStore;
 import dev.tollgate.store.LuaScript;
 import dev.tollgate.limiter.usage.UsageSink;
+import dev.tollgate.testsupport.time.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -105,7 +106,7 @@ class LimiterOnMemoryStoreTest {
 
     @Test
     void reportsUsageOnlyOfLimitsSplitAcrossRegionsSoASprayOfCallerChosenKeysNeverReachesTheRebalancer() throws Exception {
-        // review M3: every admitted entry was reported, so a spray of distinct IPs filled the region's usage
+        // every admitted entry was reported, so a spray of distinct IPs filled the region's usage
         // (and the recorder's cap on keys per interval) and each IP got region_budget rows in every snapshot
         Rule perIpBucket = new Rule("per-ip", "auth", LOGIN, Identity.IP, Limit.TokenBucket.perSecond(10, 20), null, null, 1, 1);
         Rule perUserLog = new Rule("login-user", "auth", LOGIN, Identity.USER, new Limit.SlidingLog(20, 60), null, FailMode.CLOSED, 1, 1);

@@ -18,6 +18,7 @@ import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.store.LuaScript;
 import dev.tollgate.store.StoreException;
+import dev.tollgate.testsupport.time.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,7 +61,7 @@ class LimiterTest {
     private final Rule enterprise = Rule.tokenBucket("enterprise", "api", 1_000, 2_000).withMatch(PLAN);
     private final Rule free = Rule.tokenBucket("free-global", "api", 10, 20).withMatch(PLAN);
     private final Rule bulk = Rule.tokenBucket("bulk", "api", 10, 20).withMaxCost(10).withMatch(PLAN);
-    /** A token bucket that fails closed: what review C1 wedged forever with leases on. */
+    /** A token bucket that fails closed: with leases on, a lease call left incomplete once held every later check of it for good. */
     private final Rule loginBucket = Rule.tokenBucket("login-bucket", "auth", 5, 5).withFailMode(FailMode.CLOSED).withMatch(LOGIN);
     private final Rule loginLog = Rule.slidingLog("login-ip", "auth", 5, 60).withMatch(LOGIN);
 
@@ -134,7 +135,7 @@ class LimiterTest {
 
     @Test
     void errorsOfOneKeyNeverOpenTheShardsBreaker() throws Exception {
-        // review H3: one key holding the wrong type must not send every key on its shard to fallback
+        // one key holding the wrong type must not send every key on its shard to fallback
         Limiter limiter = limiter(Optimizations.NONE);
         StoreException wrongType = new StoreException(StoreException.Kind.UNAVAILABLE, "script_error",
                 "token_bucket failed: WRONGTYPE Operation against a key holding the wrong kind of value script: 1f2e, on @user_script:19.", null);
@@ -150,7 +151,7 @@ class LimiterTest {
 
     @Test
     void repeatingAnEntryNeverGetsPastMaxCost() throws Exception {
-        // review H2: 64 copies of a max_cost-1 rule used to be merged into one spend of 64 on a burst of 20
+        // 64 copies of a max_cost-1 rule used to be merged into one spend of 64 on a burst of 20
         Limiter limiter = limiter(Optimizations.NONE);
         CheckEntry[] copies = Collections.nCopies(64, entry("free-global", "acct")).toArray(CheckEntry[]::new);
         assertThat(problems(limiter, request("api", copies))).singleElement().satisfies(problem -> {
@@ -188,7 +189,7 @@ class LimiterTest {
 
     @Test
     void afterALeaseCallTimesOutTheSetAsksForOneRequestUntilACallComesBack() throws Exception {
-        // review M4: the timed-out call may have been granted 50 requests that the pod never learns of
+        // the timed-out call may have been granted 50 requests that the pod never learns of
         Limiter limiter = limiter(Optimizations.ALL);
         store.then(failure(TIMEOUT));
         check(limiter, "api", "enterprise", "acct");
@@ -203,7 +204,7 @@ class LimiterTest {
 
     @Test
     void aRememberedDenyTellsTheStoresWaitNotTheCachesCap() throws Exception {
-        // review L13: 1 per minute; the store says retry in 56 s, the pod trusts that for at most 1 s
+        // a bucket of 1 per minute: the store says retry in 56 s, the pod trusts that for at most 1 s
         Limiter limiter = limiter(new Optimizations(false, false, true, 1, Duration.ofSeconds(1)));
         store.then(reply(0L, 56_314L, 56_314L, 0L, 60_000L));
         assertThat(check(limiter, "api", "free-global", "acct").entries().get(0).retryMs()).isEqualTo(56_314L);
@@ -214,7 +215,7 @@ class LimiterTest {
 
     @Test
     void theLocalBucketGetsBackWhatAFailedCheckTookFromIt() throws Exception {
-        // review M4: the local-first bucket (burst 5 here) must not be drained by checks the store never admitted
+        // the local-first bucket (burst 5 here) must not be drained by checks the store never admitted
         Limiter limiter = limiter(new Optimizations(true, false, false, 1, Duration.ofSeconds(1)));
         store.otherwise(failure(UNAVAILABLE));
         for (int i = 0; i < 10; i++) {
@@ -285,7 +286,7 @@ class LimiterTest {
 
     @Test
     void aFlappingShardGrantsItsFallbackAllowanceOncePerWindowNotOncePerFlap() throws Exception {
-        // review M4: every breaker close used to restart the key's fallback bucket full, so each flap of a
+        // every breaker close used to restart the key's fallback bucket full, so each flap of a
         // shard handed out another day's quota
         Rule daily = Rule.fixedWindow("free-daily", "api", 100, 86_400).withMatch(PLAN);
         int pods = 2;
@@ -322,7 +323,7 @@ class LimiterTest {
 
     @Test
     void aWaiterReleasedAfterItsDeadlineAnswersWithoutSpendingInTheStore() throws Exception {
-        // review L4: its answer would come from the fail mode anyway, so a spend made for it would be lost
+        // its answer would come from the fail mode anyway, so a spend made for it would be lost
         Limiter limiter = Limiter.builder(new StaticRuleBook(List.of(enterprise)), store)
                 .settings(new LimiterSettings(64, BreakerSettings.DEFAULTS, new Optimizations(false, true, false, 50, Duration.ofSeconds(1)),
                         Duration.ofSeconds(10)))
@@ -349,7 +350,7 @@ class LimiterTest {
 
     @Test
     void whatFollowsADeadlineRunsOffTheJdksOneDelayerThread() throws Exception {
-        // review S3: the fail mode, the response and (in check-service) its JSON and write ran on the thread
+        // the fail mode, the response and (in check-service) its JSON and write ran on the thread
         // that fires every CompletableFuture timeout in the JVM
         List<String> answeredOn = Collections.synchronizedList(new ArrayList<>());
         Limiter limiter = Limiter.builder(new StaticRuleBook(List.of(enterprise)), store)

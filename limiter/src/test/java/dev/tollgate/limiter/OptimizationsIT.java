@@ -94,7 +94,7 @@ class OptimizationsIT {
 
     @Test
     void aFastBucketsQueueMovesByMicrosecondsNotWholeMilliseconds() {
-        // review L3: at 25,000/s a slot is 40 us; rounded up to 1 ms, twenty pods denied in a row were held
+        // at 25,000/s a slot is 40 us; rounded up to 1 ms, twenty pods denied in a row were held
         // 1, 2, ... 20 ms, and the bucket's tokens came out in bursts. The calls go back to back, so that the
         // store sees them microseconds apart and denies most of them, as it would twenty contending pods
         Rule rule = Rule.tokenBucket("r", "api", 25_000, 1).withMatch(ENTERPRISE);

@@ -237,7 +237,7 @@ class ShardFailureIT {
 
     @Test
     void atProductionTimeoutsAFrozenPrimaryOpensItsBreakerAfterThreeStoreTimeoutsNotAfterDeadlines() throws Exception {
-        // review H3: Lettuce's default timer ticks every 100 ms, so a 5 ms command timeout fired at 5-105 ms; the
+        // Lettuce's default timer ticks every 100 ms, so a 5 ms command timeout fired at 5-105 ms; the
         // 25 ms deadline answered first and the breaker learnt ~100 ms late, after every check in between paid it
         try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
              RedisCounterStore store = RedisCounterStore.connect(RedisStoreSettings.of(cluster.seedUris()).withCommandTimeout(PRODUCTION_TIMEOUT))) {

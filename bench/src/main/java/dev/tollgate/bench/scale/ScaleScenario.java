@@ -2,11 +2,11 @@ package dev.tollgate.bench.scale;
 
 import dev.tollgate.bench.Bench;
 import dev.tollgate.bench.BenchOptions;
+import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Format;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
-import dev.tollgate.bench.scenario.Scenario;
 import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.testsupport.postgres.Postgres;
 import dev.tollgate.testsupport.redis.RedisCluster;

@@ -1,5 +1,8 @@
 package dev.tollgate.bench.scale;
 
+import dev.tollgate.store.backoff.Backoff;
+import dev.tollgate.store.backoff.Backoff.Jitter;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -10,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
@@ -33,6 +37,8 @@ final class WatchingPods implements AutoCloseable {
     /** Where a body goes once counted. */
     private static final java.io.OutputStream DISCARD = java.io.OutputStream.nullOutputStream();
     private static final Pattern BODY_REVISION = Pattern.compile("\"revision\"\\s*:\\s*(\\d+)");
+    /** The wait after failed polls in a row; unlike RulesWatcher's, without jitter. */
+    private static final Backoff BACKOFF = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(5), Jitter.NONE);
 
     /** One pod's view of the feed: the revisions it received, and when. */
     static final class Pod {
@@ -137,11 +143,11 @@ final class WatchingPods implements AutoCloseable {
     private void run(Pod pod) {
         // pods come up over STARTUP_SPREAD, as a rolling deploy brings them, not all in one instant
         sleep(STARTUP_SPREAD.multipliedBy(pod.index).dividedBy(Math.max(1, pods.size())));
-        Duration backoff = Duration.ofMillis(200);
+        Backoff.Streak backoff = BACKOFF.streak(ThreadLocalRandom.current());
         while (!stopped) {
             try {
                 pollOnce(pod);
-                backoff = Duration.ofMillis(200);
+                backoff.reset();
             } catch (IOException e) {
                 if (stopped) {
                     return;
@@ -149,8 +155,7 @@ final class WatchingPods implements AutoCloseable {
                 failures.increment();
                 lastFailure.set(System.nanoTime());
                 lastFailureText = e.toString();
-                sleep(backoff);
-                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : backoff.multipliedBy(2);
+                sleep(backoff.next());
             } catch (InterruptedException e) {
                 return;
             }

@@ -1,6 +1,7 @@
 package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.Bench;
+import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.fleet.Contender;
 import dev.tollgate.bench.fleet.Fleet;
 import dev.tollgate.bench.fleet.LocalAnswers;
@@ -104,7 +105,7 @@ final class HotKeyScenario implements Scenario {
         }
         table.row("design", "20,000/s", "20,000/s", "≤ 25,000/s", "400/s with leases (20,000/s per request)", "0.02", "–", "–");
         section.table(table);
-        section.table(Scenarios.localAnswersTable(results.entrySet().stream()
+        section.table(WriteUps.localAnswersTable(results.entrySet().stream()
                 .filter(e -> !e.getKey().baseline())
                 .collect(java.util.stream.Collectors.toMap(e -> e.getKey().name(), e -> e.getValue().local(),
                         (a, b) -> a, LinkedHashMap::new)),
@@ -142,7 +143,7 @@ final class HotKeyScenario implements Scenario {
                         + "); they still count in the second they were due, but the machine was saturated.");
             }
         }
-        Scenarios.noteIfOptimizationsInactive(section, results.get(Contender.PER_REQUEST).storeCalls(), optimized.storeCalls());
+        WriteUps.noteIfOptimizationsInactive(section, results.get(Contender.PER_REQUEST).storeCalls(), optimized.storeCalls());
         return section;
     }
 }

@@ -1,6 +1,7 @@
 package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.Bench;
+import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.fleet.Contender;
 import dev.tollgate.bench.fleet.Fleet;
 import dev.tollgate.bench.load.OpenLoop;

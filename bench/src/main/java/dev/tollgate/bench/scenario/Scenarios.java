@@ -1,42 +1,40 @@
 package dev.tollgate.bench.scenario;
 
-import dev.tollgate.bench.fleet.LocalAnswers;
-import dev.tollgate.bench.report.Format;
-import dev.tollgate.bench.report.Section;
-import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.Bench;
+import dev.tollgate.bench.Scenario;
+import dev.tollgate.bench.fleet.Contender;
+import dev.tollgate.bench.scale.ScaleScenario;
+import dev.tollgate.bench.soak.SoakScenario;
 
 import java.util.List;
-import java.util.Map;
 
-/** What the scenarios' write-ups share. */
-final class Scenarios {
+/** Every scenario of the report, by its number, and the warm-up that runs before the first. */
+public final class Scenarios {
 
     private Scenarios() {
     }
 
-    /**
-     * Says so when the optimized engine made as many store calls as the per-request one: then the
-     * optimizations were not active in the engine that ran, and its rows are per-request numbers.
-     */
-    static void noteIfOptimizationsInactive(Section section, double perRequestCalls, double optimizedCalls) {
-        if (perRequestCalls > 0 && optimizedCalls >= 0.9 * perRequestCalls) {
-            section.note("**The optimizations were not active in the engine that ran:** Tollgate ALL made "
-                    + Format.ratio(optimizedCalls / perRequestCalls) + "× the store calls of Tollgate NONE, so its rows "
-                    + "are per-request numbers. Rerun the bench once the engine's local-first bucket, leases and deny cache are in.");
-        }
+    public static List<Scenario> all() {
+        return List.of(new DesignTableScenario(), new HotKeyScenario(), new TrafficMixScenario(),
+                new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario(),
+                new WireScenario(), new ScaleScenario(), new SoakScenario());
     }
 
-    /** The engines' own count of what they answered without the store, per check of the measured window. */
-    static Table localAnswersTable(Map<String, LocalAnswers> byContender, Map<String, Long> checks) {
-        Table table = new Table("Answered on the pod, from the engines' metrics (per check of the measured window; a check "
-                + "whose entries share a key is one key group):",
-                List.of("contender", "lease hits", "deny-cache hits", "local-first drops", "lease tokens stranded"));
-        for (Map.Entry<String, LocalAnswers> e : byContender.entrySet()) {
-            double n = Math.max(1, checks.getOrDefault(e.getKey(), 0L));
-            LocalAnswers a = e.getValue();
-            table.row(e.getKey(), Format.percent(a.leaseHits() / n), Format.percent(a.denyCacheHits() / n),
-                    Format.percent(a.localDrops() / n), Format.count(a.strandedTokens()));
+    public static Scenario byNumber(int number) {
+        return all().stream().filter(s -> s.number() == number).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no scenario " + number));
+    }
+
+    /**
+     * Runs the traffic mix through the baseline and both Tollgate configurations, unreported, so that the
+     * first scenario is not measuring the JIT.
+     */
+    public static void warmUp(Bench bench, double seconds) {
+        if (seconds <= 0) {
+            return;
         }
-        return table;
+        for (Contender contender : List.of(Contender.BASELINE, Contender.PER_REQUEST, Contender.OPTIMIZED)) {
+            TrafficMixScenario.warmUp(bench, contender, seconds / 3);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.Bench;
+import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.fleet.Contender;
 import dev.tollgate.bench.fleet.Fleet;
 import dev.tollgate.bench.fleet.LocalAnswers;
@@ -153,7 +154,7 @@ final class TrafficMixScenario implements Scenario {
                     checks.put(e.getKey().name() + ", " + byRouting.getKey().shortName, e.getValue().checks());
                 }
             }
-            section.table(Scenarios.localAnswersTable(local, checks));
+            section.table(WriteUps.localAnswersTable(local, checks));
         }
         for (Map.Entry<Mix.Routing, Map<Contender, Result>> byRouting : results.entrySet()) {
             Result optimized = byRouting.getValue().get(Contender.OPTIMIZED);
@@ -212,7 +213,7 @@ final class TrafficMixScenario implements Scenario {
             section.check("Traffic mix, " + byRouting.getKey().label + ": store updates per check ≤ 25% of per request",
                     Format.percent(optimized), optimized <= 0.25);
         }
-        Scenarios.noteIfOptimizationsInactive(section, perRequest, results.get(Mix.Routing.KEEP_ALIVE).get(Contender.OPTIMIZED).callsPerCheck());
+        WriteUps.noteIfOptimizationsInactive(section, perRequest, results.get(Mix.Routing.KEEP_ALIVE).get(Contender.OPTIMIZED).callsPerCheck());
         return section;
     }
 

@@ -3,6 +3,7 @@ package dev.tollgate.bench.scenario;
 import dev.tollgate.bench.Bench;
 import dev.tollgate.bench.BenchOptions;
 import dev.tollgate.bench.BenchOptions.Protocol;
+import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.load.ClosedLoop;
 import dev.tollgate.bench.load.OpenLoop;
 import dev.tollgate.bench.load.Timeline;

@@ -1,6 +1,6 @@
 package dev.tollgate.bench.soak;
 
-import dev.tollgate.bench.BenchMain;
+import dev.tollgate.bench.BenchJar;
 import dev.tollgate.bench.BenchOptions;
 import dev.tollgate.bench.load.Stats;
 import dev.tollgate.bench.report.Charts;
@@ -445,9 +445,9 @@ final class SoakReport {
 
     private static void writeMarkdown(Path folder, Run run, Section section, BenchOptions options) {
         StringBuilder out = new StringBuilder("# Scenario 10, the soak: one run\n\n");
-        out.append("- **Command**: `").append(BenchMain.RUN).append(options.commandLine()).append("`\n");
+        out.append("- **Command**: `").append(BenchJar.RUN).append(options.commandLine()).append("`\n");
         out.append("- **Started**: ").append(run.started()).append('\n');
-        out.append("- **Bench built from**: `").append(BenchMain.builtCommit()).append("` (stamped into the jar when it was built)\n");
+        out.append("- **Bench built from**: `").append(BenchJar.builtCommit()).append("` (stamped into the jar when it was built)\n");
         out.append("- **check-service jar**: `").append(run.jar().getFileName()).append("`, sha256 `").append(run.jarSha256())
                 .append("`, last modified ").append(run.jarBuilt()).append(" (it carries no commit stamp of its own)\n");
         out.append("- **Machine**: ").append(Runtime.getRuntime().availableProcessors()).append(" cores, Java ")

@@ -2,12 +2,12 @@ package dev.tollgate.bench.soak;
 
 import dev.tollgate.bench.Bench;
 import dev.tollgate.bench.BenchOptions;
+import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.load.OpenLoop;
 import dev.tollgate.bench.load.Stats;
 import dev.tollgate.bench.load.Timeline;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Section;
-import dev.tollgate.bench.scenario.Scenario;
 import dev.tollgate.bench.wire.ChartPod;
 import dev.tollgate.bench.wire.PodJar;
 import dev.tollgate.bench.wire.Ports;

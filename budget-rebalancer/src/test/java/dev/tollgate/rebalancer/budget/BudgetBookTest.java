@@ -113,7 +113,7 @@ class BudgetBookTest {
 
     @Test
     void writesTheLargestMovesInTokensASecondFirstSoSmallKeysThatSwingFarCannotCrowdOutAMerchant() {
-        // review M3: ranked by share moved, keys of a 10/s limit seen in one region (0.25 to 0.80 of 10/s:
+        // when moves were ranked by share moved, keys of a 10/s limit seen in one region (0.25 to 0.80 of 10/s:
         // 5.5 tokens a second each) went before a merchant's 5 points of 10,000/s (500 tokens a second)
         BudgetBook small = new BudgetBook(split, Duration.ofMinutes(5), 0.01, 0.10, 3);
         BudgetKey merchant = new BudgetKey("enterprise", "acct_big");
@@ -181,7 +181,7 @@ class BudgetBookTest {
 
     @Test
     void givesKeysACallerChoosesNoRowsAndReturnsThoseTheyHaveToTheDefaultSplitWhileAMerchantIsRebalanced() {
-        // review M3: usage of every rule, as a pod from before the fix reports it; rows an IP got then
+        // usage of every rule, as an older pod reports it (every admitted entry); rows an IP got then
         BudgetKey oldSpray = new BudgetKey("per-ip", "192.0.2.1");
         book.reload(stored(2, Map.of(oldSpray, new double[] {0.8, 0.1, 0.1})), now);
         Map<BudgetKey, long[]> usage = new HashMap<>();

@@ -146,7 +146,10 @@ class CheckApiFuzzIT {
                 .as((domain, list, extra, order) -> check("structured", object(order, domain, list, extra, "")));
     }
 
-    /** The same (rule, key) many times in one check: the merged cost must never pass a rule's max_cost or its capacity (H2). */
+    /**
+     * The same (rule, key) many times in one check: the merged cost must never pass a rule's max_cost or its capacity,
+     * as copies merged into one spend once did.
+     */
     private Arbitrary<FuzzCall> repeatedEntries() {
         return Combinators.combine(Arbitraries.of(RULES), Arbitraries.strings().alpha().ofMinLength(1).ofMaxLength(12),
                         Arbitraries.integers().between(1, 80), Arbitraries.of("", ",\"cost\":1", ",\"cost\":10", ",\"cost\":2147483647"))

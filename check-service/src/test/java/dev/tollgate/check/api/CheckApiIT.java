@@ -163,13 +163,13 @@ class CheckApiIT {
                 Arguments.of("key with a control character", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"a\\u0007b\"}]}", 422, "invalid_request"),
                 Arguments.of("body over 64 KiB", "{\"domain\":\"public-api\",\"pad\":\"" + "x".repeat(70_000) + "\",\"entries\":[]}", 413, "payload_too_large"),
                 Arguments.of("JSON nested absurdly deep", "[".repeat(20_000) + "]".repeat(20_000), 400, "bad_request"),
-                // H1: each allocated a billion-character string through toPlainString()
+                // each once allocated a billion-character string through toPlainString()
                 Arguments.of("cost 1e-999999999", HUGE_SCALE, 422, "invalid_request"),
                 Arguments.of("cost -1e999999999", entry("\"cost\":-1e999999999"), 422, "invalid_request"),
                 Arguments.of("cost 1e999999999", entry("\"cost\":1e999999999"), 422, "invalid_request"),
                 Arguments.of("cost 1e-999999999 as a string", entry("\"cost\":\"1e-999999999\""), 400, "bad_request"),
                 Arguments.of("cost beyond BigDecimal's scale", entry("\"cost\":1e-2147483648"), 400, "bad_request"),
-                // L1: strict JSON
+                // strict JSON: each field of its own JSON type, no unknown or repeated field; nothing is coerced or guessed at
                 Arguments.of("cost a numeric string", entry("\"cost\":\"5\""), 400, "bad_request"),
                 Arguments.of("cost true", entry("\"cost\":true"), 400, "bad_request"),
                 Arguments.of("unknown field in an entry", entry("\"costs\":10"), 400, "bad_request"),
@@ -213,7 +213,10 @@ class CheckApiIT {
                 .jsonPath("$.errors[2].field").isEqualTo("entries[0].cost");
     }
 
-    /** H1: answered at once, in a small body that does not quote the number; the service still answers after. */
+    /**
+     * Answered at once, in a small body that does not quote the number (formatting one once built a billion
+     * characters); the service still answers after.
+     */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"1e-999999999", "-1e999999999", "1e999999999", "\"1e-999999999\"", "-1e-999999999", "1e2147483647"})
     void anAbsurdCostIsRefusedQuicklyAndNotEchoed(String cost) {
@@ -357,7 +360,7 @@ class CheckApiIT {
     }
 
     /**
-     * Edge review S2, T9: a pipelined request answered at once, before its trailing content was delivered, left
+     * A pipelined request answered at once, before its trailing content was delivered, left
      * Reactor Netty 1.3.6 reading nothing more on that connection (see KeepAliveReads). The follow-up on the same
      * connection must be answered, round after round, however the pipelined pair was served.
      */

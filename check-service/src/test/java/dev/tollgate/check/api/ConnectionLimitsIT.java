@@ -22,7 +22,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a client holds open it cannot hold for ever (edge review M6, T8): a body that never arrives whole, or
+ * What a client holds open it cannot hold for ever: a body that never arrives whole, or
  * stalls between reads, is answered 408 with problem details and its connection closed; an idle keep-alive
  * connection is closed. The pod runs with short limits so that each wait is bounded by the socket's own read
  * timeout, which is many times the limit: the assertions count answers and closes, not milliseconds.
@@ -59,7 +59,7 @@ class ConnectionLimitsIT {
     }
 
     /**
-     * T8: a body that declares 1,000 bytes and sends 10, on the check's own route, on WebFlux's (a chunked body)
+     * A body that declares 1,000 bytes and sends 10, on the check's own route, on WebFlux's (a chunked body)
      * and to a media type WebFlux refuses before it reads (415: it waits for the body only so long, then closes).
      */
     @Test
@@ -125,7 +125,7 @@ class ConnectionLimitsIT {
     }
 
     /**
-     * Edge review S2: pipelined requests whose last was answered at once left Reactor Netty 1.3.6 neither reading
+     * Pipelined requests whose last was answered at once left Reactor Netty 1.3.6 neither reading
      * the connection nor timing it as idle (see KeepAliveReads), so a client that went quiet held it for ever.
      */
     @Test

@@ -16,8 +16,8 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Two pods in one JVM, as a test run or an embedder has them: closing one leaves the other serving (edge review
- * L8), on the connection it had open and on a new one. On Reactor Netty's global loops, the first pod's close
+ * Two pods in one JVM, as a test run or an embedder has them: closing one leaves the other serving, on the
+ * connection it had open and on a new one. On Reactor Netty's global loops, the first pod's close
  * disposed the loops the second served on.
  */
 class EventLoopsIT {

@@ -137,7 +137,7 @@ class UnparsableRequestsIT {
     }
 
     /**
-     * Edge review L7: a malformed request read to its end leaves nothing to linger for. The server's socket is closed,
+     * A malformed request read to its end leaves nothing to linger for. The server's socket is closed,
      * not half-closed for up to 2 s: the client's bytes after the end of the stream are answered with a reset, and a
      * flood of such requests holds none of the pod's file descriptors once answered.
      */

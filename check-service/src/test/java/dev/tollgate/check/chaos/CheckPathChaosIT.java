@@ -103,7 +103,10 @@ class CheckPathChaosIT {
         }
     }
 
-    /** Issue 11, finding 2 (review C1): a frozen primary's fail-closed token buckets must answer again after the thaw. */
+    /**
+     * Issue 11, finding 2: a frozen primary's fail-closed token buckets must answer again after the thaw; a lease call
+     * the freeze left incomplete once held every later check of its lease set for good.
+     */
     @Test
     void eachPrimaryFrozenThenThawedWithLeases() {
         freezeEachPrimary("freeze-leases-on", true);
@@ -142,7 +145,7 @@ class CheckPathChaosIT {
     }
 
     /**
-     * Edge review H3, at production's timing (store timeout 5 ms, deadline 25 ms): a frozen primary costs each pod the
+     * At production's timing (store timeout 5 ms, deadline 25 ms): a frozen primary costs each pod the
      * design's three store timeouts, then its breaker answers at once, and no check waits for the deadline. Counted by
      * the pods' own meters around each check of a {@link ShardProbe}, the frozen shard's only traffic, one check at a
      * time per pod; the standard load runs on the other two shards meanwhile. Held to the ledger's invariants too,
@@ -270,7 +273,7 @@ class CheckPathChaosIT {
     }
 
     /**
-     * Issue 11, "Readiness means enforcing" (review H4): a pod that watches rules and has none is not ready, and
+     * Issue 11, "Readiness means enforcing": a pod that watches rules and has none is not ready, and
      * never lets a fail-closed route through.
      */
     @Test

@@ -61,7 +61,7 @@ final class Evidence {
 
     /**
      * The engine's lease calls in flight, per pod: each should be completed within the command timeout; one that
-     * stays incomplete holds every later check of its lease set (review item C1). Read by reflection, as the
+     * stays incomplete holds every later check of its lease set, as one once did for good. Read by reflection, as the
      * engine keeps them private; says so when the field is gone (the engine changed its shape).
      */
     static String engineState(Pods pods) {

@@ -44,10 +44,11 @@ final class Pods implements AutoCloseable {
         static final Timing DEV = new Timing("dev", Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofMillis(50));
 
         /**
-         * Production's: what a frozen shard costs a check there, and what the command timer's tick must honour (edge
-         * review H3). The box's ordinary scheduling delays outlast 5 ms now and then, on any shard; the pods count
-         * those calls themselves (see {@link ShardFailures}). What they cannot count is a stall long enough for the
-         * deadline to race the timeout, {@code deadline - timeout}: that is the stall the box is blamed for.
+         * Production's: what a frozen shard costs a check there, and what the command timer's tick must honour (Lettuce's
+         * default 100 ms tick fired a 5 ms timeout after the deadline). The box's ordinary scheduling delays outlast 5 ms
+         * now and then, on any shard; the pods count those calls themselves (see {@link ShardFailures}). What they cannot
+         * count is a stall long enough for the deadline to race the timeout, {@code deadline - timeout}: that is the
+         * stall the box is blamed for.
          */
         static final Timing PRODUCTION = new Timing("production", Duration.ofMillis(5), Duration.ofMillis(25), Duration.ofMillis(20));
 

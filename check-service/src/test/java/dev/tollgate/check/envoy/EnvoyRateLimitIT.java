@@ -180,7 +180,7 @@ class EnvoyRateLimitIT {
     }
 
     /**
-     * Edge review C1: no descriptor value turns a limited call into an allowed one. A value the store cannot key
+     * No descriptor value turns a limited call into an allowed one. A value the store cannot key
      * as it is (over 256 bytes, empty, a control character such as a TAB, legal in an HTTP header) was refused
      * with INVALID_ARGUMENT, which Envoy allows: the login limit beside it was never spent.
      */

@@ -98,7 +98,7 @@ class EnvoyStoreDownIT {
         assertThat(open.getStatuses(0).getCurrentLimit().getName()).isEqualTo("account-minute");
         assertThat(headers(open)).containsKey("RateLimit-Policy");
 
-        // edge review H2: a fail-closed rule denies at Envoy whatever its failure_mode_deny, and says why
+        // a fail-closed rule denies at Envoy whatever its failure_mode_deny, and says why
         double failedClosed = calls("failed_closed");
         RateLimitResponse login = pod.shouldRateLimit(request("envoy", descriptor("remote_address", "203.0.113.7")));
         assertThat(login.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
@@ -115,7 +115,7 @@ class EnvoyStoreDownIT {
     }
 
     /**
-     * Edge review T3, on a pod at the production command timeout (5 ms): a frozen shard (SIGSTOP) denies the login
+     * On a pod at the production command timeout (5 ms): a frozen shard (SIGSTOP) denies the login
      * rule on it and leaves the API on it open, each call answered, before and after the shard's breaker opens.
      */
     @Test

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * No gRPC connection is held for ever (edge review M5): one busy past its age is told to go away, so that
+ * No gRPC connection is held for ever: one busy past its age is told to go away, so that
  * Envoy's few long-lived HTTP/2 connections reach pods the autoscaler adds; one left idle is closed. Each
  * wait is bounded far above the limit set, and what is asserted is that the server, not the client, ended
  * the connection.

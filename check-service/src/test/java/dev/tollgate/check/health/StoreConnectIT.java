@@ -69,7 +69,7 @@ class StoreConnectIT {
             assertThat(health(base).at("/components/enforcing/details/waitingFor/0").asString()).startsWith("the counter store");
             assertThat(connectedGauge(base)).isEqualTo(0.0);
 
-            // fallback sized by the floor of 4 pods: 200 x 2 / 4 = 100 tokens, not 200 x 2 / 1 = 400 (review M2)
+            // fallback sized by the floor of 4 pods: 200 x 2 / 4 = 100 tokens, not 200 x 2 / 1 = 400
             JsonNode fallback = check(base, "acct_" + UUID.randomUUID());
             assertThat(fallback.at("/entries/0/fallback").asString()).isEqualTo("fail_open");
             assertThat(fallback.at("/entries/0/remaining").asLong()).isEqualTo(99);

@@ -1,6 +1,7 @@
 package dev.tollgate.check.rules;
 
 import dev.tollgate.testsupport.metrics.SeriesCatalog;
+import dev.tollgate.testsupport.time.MutableClock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -11,10 +12,8 @@ import org.springframework.web.client.RestClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,7 +32,8 @@ class ClientCredentialsTokenIT {
     @TempDir
     Path dir;
 
-    private final MovableClock clock = new MovableClock();
+    // token lifetimes in minutes, tested in milliseconds
+    private final MutableClock clock = new MutableClock(Instant.now());
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     @Test
@@ -120,30 +120,5 @@ class ClientCredentialsTokenIT {
 
     private double failures(String reason) {
         return registry.get("tollgate.rules.token.failures").tag("reason", reason).counter().count();
-    }
-
-    /** A clock the test moves: token lifetimes in minutes, tested in milliseconds. */
-    private static final class MovableClock extends Clock {
-
-        private volatile Instant now = Instant.now();
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
     }
 }

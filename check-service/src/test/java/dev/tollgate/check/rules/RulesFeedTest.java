@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** How large a snapshot a pod reads: the configured largest, or its share of the heap when that is smaller (review S1). */
+/** How large a snapshot a pod reads: the configured largest, or its share of the heap when that is smaller. */
 class RulesFeedTest {
 
     private static final long MIB = 1 << 20;

@@ -20,7 +20,7 @@ import java.time.Duration;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Readiness means enforcing (review H4): a pod that watches rules-service is not ready, whatever its
+ * Readiness means enforcing: a pod that watches rules-service is not ready, whatever its
  * store, until it holds a snapshot, fetched or saved; liveness stays UP meanwhile.
  */
 class RulesReadinessIT {

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The watch itself (review L2, L3): an Error in a poll does not end it, the age of its last good poll shows
+ * The watch itself: an Error in a poll does not end it, the age of its last good poll shows
  * a pod whose polls fail, and a snapshot that cannot be saved leaves nothing behind beside the saved one.
  */
 class RulesWatcherIT {

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Review L9 and S1: a pod reads a snapshot up to a size, as sent and once gunzipped, and never more than its
+ * A pod reads a snapshot up to a size, as sent and once gunzipped, and never more than its
  * heap's share, so a runaway feed or a gzip bomb cannot take its heap; such a snapshot is refused and counted,
  * and the rules in force stay.
  */

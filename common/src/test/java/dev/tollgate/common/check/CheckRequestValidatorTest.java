@@ -63,7 +63,7 @@ class CheckRequestValidatorTest {
     }
 
     /**
-     * H1: each of these once reached {@code toPlainString()}, which for a scale of 999,999,999 builds a
+     * Each of these once reached {@code toPlainString()}, which for a scale of 999,999,999 builds a
      * billion-character string. They must be refused without formatting, and quickly.
      */
     @ParameterizedTest

@@ -13,7 +13,7 @@ class RuleTest {
             "API_KEY, FIXED_WINDOW, true",
             "USER,    TOKEN_BUCKET, true",
             "USER,    FIXED_WINDOW, true",
-            // a caller chooses its address: a spray of them must not reach the rebalancer (review M3)
+            // a caller chooses its address: a spray of them must not reach the rebalancer
             "IP,      TOKEN_BUCKET, false",
             "IP,      FIXED_WINDOW, false",
             // login attempts, keyed by the address or username the caller types

@@ -60,10 +60,10 @@ class RuleValidatorTest {
                 Arguments.of("match * and *", growth.withMatch(new Match("*", "*")), "match"),
                 Arguments.of("limit zero", Rule.fixedWindow("q", "d", 0, 60).withMatch(GROWTH), "limit"),
                 Arguments.of("window zero", Rule.slidingLog("q", "d", 5, 0).withMatch(GROWTH), "window_s"),
-                // M6: one ZADD per unit of cost, one member per admitted unit
+                // bounded: a sliding log costs one ZADD per unit of cost and holds one member per admitted unit
                 Arguments.of("sliding log limit above 10,000", Rule.slidingLog("q", "d", 10_001, 60).withMatch(LOGIN), "limit"),
                 Arguments.of("sliding log max cost above 100", Rule.slidingLog("q", "d", 1_000, 60).withMatch(LOGIN).withMaxCost(101), "max_cost"),
-                // L8: text that every pod holds and ships
+                // bounded, with no control character or broken UTF-16: text that every pod holds and ships
                 Arguments.of("domain too long", Rule.tokenBucket("r", "d".repeat(RuleValidator.MAX_DOMAIN + 1), 1, 1).withMatch(GROWTH), "domain"),
                 Arguments.of("domain with a control character", Rule.tokenBucket("r", "public\u0000api", 1, 1).withMatch(GROWTH), "domain"),
                 Arguments.of("domain with a lone surrogate", Rule.tokenBucket("r", "api\uD800", 1, 1).withMatch(GROWTH), "domain"),

@@ -53,7 +53,7 @@ class FallbackBucketsTest {
     @Test
     void aKeyKeepsItsBucketWhateverShardItIsOn() {
         // a failover moves the key's slot to the promoted replica, whose breaker opens too: no second burst there,
-        // and none when a breaker closes and opens again (review M4)
+        // and none when a breaker closes and opens again, or a flapping shard would re-grant the allowance each time
         Spend spend = new Spend(Rule.tokenBucket("r", "d", 1, 1), 1.0, 1);
         assertThat(fallback.spend("k", List.of(spend), 1).allowed()).isTrue();
         assertThat(fallback.spend("k", List.of(spend), 1).allowed()).isTrue();
@@ -92,7 +92,7 @@ class FallbackBucketsTest {
 
     @Test
     void aFloodOfKeysEvictsColdKeysNeverTheHotOnesBurst() {
-        // review M1: past the size bound the map used to be cleared, handing every key a fresh burst
+        // past the size bound the map used to be cleared, handing every key a fresh burst
         FallbackBuckets bounded = new FallbackBuckets(nanos::get, 100);
         Spend spend = new Spend(Rule.tokenBucket("r", "d", 1, 5), 1.0, 1);
         while (bounded.spend("hot", List.of(spend), 1).allowed()) {

@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.breaker;
 
-import dev.tollgate.limiter.MutableClock;
 import dev.tollgate.store.StoreException;
+import dev.tollgate.testsupport.time.MutableClock;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

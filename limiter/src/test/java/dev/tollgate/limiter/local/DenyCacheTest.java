@@ -31,7 +31,7 @@ class DenyCacheTest {
 
     @Test
     void aLongWaitIsTrustedForAtMostTheCapButToldInFull() {
-        // a bucket of one token a minute (review L13): the pod asks again after a second, so a raised limit
+        // a bucket of one token a minute: the pod asks again after a second, so a raised limit
         // is seen, but the client is told the store's true wait, not the cap
         cache.deny("export-route", "acct_1", 1, 56_314, 56_314);
         assertThat(cache.retryMs("export-route", "acct_1", 1)).isEqualTo(56_314);
@@ -43,7 +43,7 @@ class DenyCacheTest {
 
     @Test
     void aDenyOfALargeCostLeavesSmallerCostsToTheStore() {
-        // review M3: 5 tokens left, a cost-10 request denied; a cost-1 request would pass in the store
+        // 5 tokens left, a cost-10 request denied; a cost-1 request would pass in the store
         cache.deny("bulk", "acct_1", 10, 1_000, 5_000);
         assertThat(cache.retryMs("bulk", "acct_1", 1)).isZero();
         assertThat(cache.retryMs("bulk", "acct_1", 10)).isEqualTo(5_000);

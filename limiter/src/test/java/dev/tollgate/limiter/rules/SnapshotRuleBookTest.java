@@ -6,7 +6,7 @@ import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleSnapshot;
-import dev.tollgate.limiter.MutableClock;
+import dev.tollgate.testsupport.time.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,7 +30,7 @@ class SnapshotRuleBookTest {
 
     @Test
     void aViewKeepsItsSnapshotWhileANewOneIsApplied() {
-        // review L4: one check reads its rules, overrides and shares from one revision
+        // one check reads its rules, overrides and shares from one revision
         book.apply(new RuleSnapshot(7, List.of(growth), List.of(), List.of(new RegionBudget("growth-global", "acct_1", "eu-west", 0.5, NOW))));
         RuleBook view = book.view();
         book.apply(new RuleSnapshot(8, List.of(), List.of(), List.of()));

@@ -14,7 +14,7 @@ class StaticRuleBookTest {
 
     @Test
     void refusesOneRuleIdInTwoDomainsWhichWouldShareOneBucket() {
-        // review L5: counters are named by rule id alone (rl:{key}:<rule>), not by domain
+        // counters are named by rule id alone (rl:{key}:<rule>), not by domain
         Rule inApi = Rule.tokenBucket("growth-global", "public-api", 100, 200).withMatch(GROWTH);
         Rule inPartners = Rule.tokenBucket("growth-global", "partners", 5, 10).withMatch(GROWTH);
         assertThatThrownBy(() -> new StaticRuleBook(List.of(inApi, inPartners)))

@@ -1,7 +1,7 @@
 package dev.tollgate.limiter.usage;
 
 import dev.tollgate.store.key.UsageKeys;
-import dev.tollgate.limiter.MutableClock;
+import dev.tollgate.testsupport.time.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

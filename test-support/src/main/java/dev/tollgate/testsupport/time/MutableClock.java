@@ -1,4 +1,4 @@
-package dev.tollgate.limiter;
+package dev.tollgate.testsupport.time;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,7 +6,10 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock a test moves by hand. */
+/**
+ * A UTC clock that stands still until the test advances it. Volatile, because the code under test may read it
+ * from its own thread (a scheduler, an event loop) while the test thread moves it.
+ */
 public final class MutableClock extends Clock {
 
     private volatile Instant now;
@@ -19,8 +22,14 @@ public final class MutableClock extends Clock {
         now = now.plus(by);
     }
 
+    /** The current instant in nanoseconds since the epoch, for code that is given a {@code LongSupplier} of time. */
     public long nanos() {
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    @Override
+    public Instant instant() {
+        return now;
     }
 
     @Override
@@ -28,13 +37,9 @@ public final class MutableClock extends Clock {
         return ZoneOffset.UTC;
     }
 
+    /** Stays UTC whatever zone is asked for: the code under test reads instants, never local dates. */
     @Override
     public Clock withZone(ZoneId zone) {
         return this;
-    }
-
-    @Override
-    public Instant instant() {
-        return now;
     }
 }
