@@ -7,8 +7,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 
 /**
- * The HTTP port's event loops and connection pool are this context's own, not Reactor Netty's JVM-wide ones
- * (edge review L8).
+ * The HTTP port's event loops and connection pool are this context's own, not Reactor Netty's JVM-wide ones.
  *
  * <p>Why: Boot's resource factory uses the global resources, and its {@code stop()} disposes them
  * ({@code HttpResources.disposeLoopsAndConnectionsLater}), so closing one context killed the loops of every other

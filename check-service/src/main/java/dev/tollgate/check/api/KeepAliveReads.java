@@ -16,7 +16,7 @@ import java.time.Duration;
 
 /**
  * Asks a keep-alive connection for its next request once its last one is done, where Reactor Netty 1.3.6 forgets
- * to (reactor-netty issue 4361, PR 4347; edge review S2).
+ * to (reactor-netty issue 4361, PR 4347).
  *
  * <p>Why: the server reads on demand only (auto-read off). A request read while the previous one is still being
  * answered is queued with its trailing content; when the previous one ends, HttpTrafficHandler dispatches the

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Only while bytes are known to be on their way: the HTTP decoder is inside a request it has not read to its
  * end (a body not read whole, a chunk that broke mid-body, a request line or headers cut off at their limit).
  * A connection whose requests were all read to their end (a malformed but complete request line, an idle
- * keep-alive connection) is closed at once (edge review L7): lingering on each cost a flood of malformed requests
+ * keep-alive connection) is closed at once: lingering on each cost a flood of malformed requests
  * 2 s of a file descriptor apiece. What the decoder cannot frame (a bad length, a bad header) counts as read to
  * its end. Without an HTTP/1.1 decoder to ask (an HTTP/2 connection), every close lingers, as before.
  */

@@ -12,7 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The wire format of the design: snake_case fields, lower-case enums ({@code "verdict": "deny"}), no nulls.
  *
- * <p>Request bodies are read strictly (L1): an unknown field ({@code "costs": 10}), a string where a
+ * <p>Request bodies are read strictly: an unknown field ({@code "costs": 10}), a string where a
  * number belongs ({@code "cost": "1e-999999999"}), a number where a string belongs, a fraction for an
  * integer, or a key given twice is a 400 naming the field, never a guess. A gateway that sent
  * {@code "costs"} would otherwise spend 1 per request without anyone noticing. The strictness is on the

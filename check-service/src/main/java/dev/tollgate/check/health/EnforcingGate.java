@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Whether a pod is ready, meaning it enforces (review H4): it holds rules, and it has reached its counter
+ * Whether a pod is ready, meaning it enforces: it holds rules, and it has reached its counter
  * store since it started. A pod that never reaches its store becomes ready in fallback once the grace
  * is over (unless the grace is negative), so that a region restarted during a Redis outage still serves.
  *

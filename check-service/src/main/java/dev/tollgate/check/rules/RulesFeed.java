@@ -37,7 +37,7 @@ public final class RulesFeed {
     public static final long DEFAULT_MAX_BYTES = 128L << 20;
 
     /**
-     * A pod reads a snapshot of at most this fraction of its heap (1/12), whatever it is configured to read (review S1).
+     * A pod reads a snapshot of at most this fraction of its heap (1/12), whatever it is configured to read.
      * While it swaps one in it holds about six times the snapshot's JSON, measured at 35 MB of JSON (240,000 budget
      * rows): 2.5 for the snapshot in force and its rule book, 1 for the body, 1.6 for the parsed answer, 0.85 for the
      * new rule book. A twelfth keeps that within half the heap, beside the pod's caches: the chart's 1 GiB pod
@@ -57,7 +57,7 @@ public final class RulesFeed {
      * @param pollTimeout    how long one poll may take, answer included; longer than rules-service's watch timeout
      * @param sslBundle      the trust (and client key) for an {@code https} service URL; null: the JVM's defaults
      * @param maxBytes       the largest body read, as sent and once gunzipped: a runaway feed or a gzip bomb
-     *                       must not take the pod's heap (review L9); no more than {@link #HEAP_SHARE a share of the
+     *                       must not take the pod's heap; no more than {@link #HEAP_SHARE a share of the
      *                       heap} is read whatever this says
      */
     public record Settings(URI serviceUrl, WatchToken token, Duration connectTimeout, Duration pollTimeout, SslBundle sslBundle,
@@ -148,7 +148,7 @@ public final class RulesFeed {
     /**
      * The body as sent, gunzipped when rules-service compressed it (it does above a few KB); both bounded before they
      * are held: by the length the answer declares, then counted as it arrives and as it inflates, so that a refused
-     * answer costs the pod at most {@code max} bytes of heap, never its own size (review S1).
+     * answer costs the pod at most {@code max} bytes of heap, never its own size.
      */
     private static byte[] decoded(ClientHttpResponse response, long max) throws IOException {
         InputStream body = response.getBody();

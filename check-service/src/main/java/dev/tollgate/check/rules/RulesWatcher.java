@@ -1,12 +1,14 @@
 package dev.tollgate.check.rules;
 
-import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.common.rule.DeltaMerge;
 import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
+import dev.tollgate.store.backoff.Backoff;
+import dev.tollgate.store.backoff.Backoff.Jitter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,7 +52,7 @@ public final class RulesWatcher implements AutoCloseable {
 
     private final WatchSettings settings;
     private final RulesFeed feed;
-    private final Backoff backoff;
+    private final Backoff.Streak backoff;
     private final SnapshotRuleBook rules;
     private final DescriptorBook descriptors;
     private final JsonMapper json;
@@ -115,7 +117,7 @@ public final class RulesWatcher implements AutoCloseable {
         this.feed = feed;
         this.settings = settings;
         // one per pod, seeded apart, so that pods that failed together do not retry together
-        this.backoff = new Backoff(settings.retryFirst(), settings.retryMax(), new SplittableRandom());
+        this.backoff = new Backoff(settings.retryFirst(), settings.retryMax(), Jitter.FULL).streak(new SplittableRandom());
         this.rules = rules;
         this.clock = rules.clock();
         this.descriptors = descriptors;
@@ -154,7 +156,7 @@ public final class RulesWatcher implements AutoCloseable {
 
     /**
      * Whether the pod holds a rules snapshot, saved or fetched: until it does, every entry is an unknown
-     * rule, so the pod is not ready (review H4).
+     * rule, so the pod is not ready.
      */
     public boolean holdsRules() {
         return rules.revision().isPresent();
@@ -182,7 +184,7 @@ public final class RulesWatcher implements AutoCloseable {
                 backoff.reset();
                 failingWith = null;
             } catch (Throwable e) {
-                // an Error too: one that ended this thread would freeze the pod's rules without a word (review L2). An
+                // an Error too: one that ended this thread would freeze the pod's rules without a word. An
                 // OutOfMemoryError ends the JVM before it gets here where the chart runs pods (ExitOnOutOfMemoryError);
                 // any other has unwound its stack by now, so the next poll starts clean
                 errors.increment();
@@ -304,8 +306,8 @@ public final class RulesWatcher implements AutoCloseable {
     /**
      * Written beside the target and moved over it, so a crash never leaves half a snapshot; a write or move that
      * fails takes its temporary file with it, else each revision that cannot be saved would leave one more behind,
-     * until the volume is full (review L3). Streamed to the file: a copy of the JSON in the heap would come on top of
-     * the body, the parsed answer and both rule books, at the moment the pod holds the most (review S1).
+     * until the volume is full. Streamed to the file: a copy of the JSON in the heap would come on top of
+     * the body, the parsed answer and both rule books, at the moment the pod holds the most.
      */
     private void save(RuleSnapshot snapshot) {
         Path file = settings.snapshotFile();

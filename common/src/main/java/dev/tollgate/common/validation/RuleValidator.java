@@ -31,7 +31,7 @@ public final class RuleValidator {
     static final long MAX_BURST_TIMES_PERIOD = 1_000_000_000L;
     /**
      * A sliding log keeps one zset member per admitted unit and its script adds them one ZADD at a time
-     * (M6): a limit of 10^6 would let one call block a primary for seconds. Logins need 5 or 20.
+     *: a limit of 10^6 would let one call block a primary for seconds. Logins need 5 or 20.
      */
     static final int MAX_SLIDING_LOG_LIMIT = 10_000;
     static final int MAX_SLIDING_LOG_COST = 100;

@@ -30,7 +30,7 @@ public final class WireFormat {
     }
 
     /**
-     * Strict reading (L1): an unknown field ({@code "costs": 10}), a string where a number belongs, a
+     * Strict reading: an unknown field ({@code "costs": 10}), a string where a number belongs, a
      * number where a string belongs, a fraction for an integer, a null for a primitive, a key given
      * twice or a second value after the first is refused, never guessed at. A client that sent
      * {@code "costs"} would otherwise be read with a default nobody chose, and nobody would notice.

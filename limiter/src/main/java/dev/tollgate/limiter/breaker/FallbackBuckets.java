@@ -18,7 +18,7 @@ import java.util.function.LongSupplier;
  *
  * <p>A bucket outlives the outage it was made in, so the bound holds for all the outages of its window
  * together: a shard that flaps (three timeouts, a second on fallback, a probe that replies, again) used to
- * get a full bucket at every close, for a daily quota a day's allowance per flap (review M4). A bucket is
+ * get a full bucket at every close, for a daily quota a day's allowance per flap. A bucket is
  * forgotten only once it would be full again anyway, a drained bucket's refill time after its last use.
  * When the pod count or the key's share it was sized for changes, it is resized, as full in proportion.
  * The map is a size-bounded LRU besides: a long outage over millions of keys evicts the coldest keys,

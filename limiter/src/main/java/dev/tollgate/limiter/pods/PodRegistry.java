@@ -23,7 +23,7 @@ import java.util.function.IntSupplier;
  * <p>The count never goes below a configured floor (the HPA's minimum), and
  * starts there: a pod that has not beaten yet, because its store is down, would otherwise size its
  * fallback buckets and leases as if it were the only pod, and N such pods would admit 2N times a
- * limit (review M2). A floor above the real count only makes fallback stricter.
+ * limit. A floor above the real count only makes fallback stricter.
  */
 public final class PodRegistry implements IntSupplier, AutoCloseable {
 
