@@ -2,6 +2,7 @@ package dev.tollgate.rebalancer;
 
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
@@ -175,9 +176,10 @@ class RegionLimitIT {
                 int region = i;
                 for (; owed[i] >= 1; owed[i]--) {
                     sent[i].incrementAndGet();
-                    limiters.get(i).check(request).whenComplete((response, error) -> {
+                    limiters.get(i).check(request).whenComplete((outcome, error) -> {
                         lastAnswered.accumulateAndGet(System.nanoTime(), Math::max);
-                        if (error != null) {
+                        CheckResponse response = error == null ? outcome.answered().orElse(null) : null;
+                        if (response == null) {
                             failed.incrementAndGet();
                         } else if (response.entries().get(0).fallback() != null) {
                             // the pod's fallback bucket answered, not the region's budget: counted apart
