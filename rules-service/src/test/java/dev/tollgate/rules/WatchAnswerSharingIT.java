@@ -1,7 +1,7 @@
 package dev.tollgate.rules;
 
 import dev.tollgate.rules.metrics.RulesMetrics;
-import dev.tollgate.rules.store.WatchTombstones;
+import dev.tollgate.rules.watch.WatchTombstones;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;

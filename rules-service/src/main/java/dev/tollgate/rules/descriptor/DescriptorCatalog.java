@@ -5,14 +5,13 @@ import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.DescriptorValidator;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.change.DescriptorChange;
 import dev.tollgate.rules.problem.InvalidDescriptorsException;
 import dev.tollgate.rules.problem.NotFoundException;
 import dev.tollgate.rules.problem.VersionConflictException;
 import dev.tollgate.rules.rule.IfMatch;
-import dev.tollgate.rules.store.DescriptorChange;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.DescriptorRepository;
-import dev.tollgate.rules.store.RuleRepository;
+import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionOperations;
 

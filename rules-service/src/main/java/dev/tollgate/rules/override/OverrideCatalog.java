@@ -4,13 +4,12 @@ import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.change.OverrideChange;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
-import dev.tollgate.rules.store.OverrideChange;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.OverrideRepository;
-import dev.tollgate.rules.store.RuleRepository;
+import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionOperations;
 

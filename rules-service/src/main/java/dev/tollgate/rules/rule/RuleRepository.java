@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.rule;
 
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.FailMode;
@@ -7,6 +7,8 @@ import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleFields;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.change.Columns;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;

@@ -1,7 +1,8 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.descriptor;
 
 import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.descriptor.DescriptorNode;
+import dev.tollgate.rules.change.ChangeLog;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
