@@ -33,7 +33,7 @@ public class ChangeLog {
     }
 
     /** Takes the store's write lock for the current transaction and answers the revision it holds. */
-    public long lock() {
+    long lock() {
         requireTransaction();
         return jdbc.sql("SELECT revision FROM store_revision FOR UPDATE").query(Long.class).single();
     }
