@@ -17,9 +17,9 @@ import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review M2 (black-box T6): whatever {@code since} or region a watch token asks, the answers are built once
- * per question that has a distinct answer, and what the service holds for sharing stays bounded. Builds
- * and held answers are counted by the service's own meters, on the real store.
+ * Whatever {@code since} or region a watch token asks, the answers are built once per question that has
+ * a distinct answer, and what the service holds for sharing stays bounded. Builds and held answers are
+ * counted by the service's own meters, on the real store.
  */
 class WatchAnswerSharingIT extends ServiceTestBase {
 
