@@ -1,6 +1,7 @@
 /**
- * What every write shares, whichever feature makes it: the store lock and revision, and the history row
- * each change records ({@link dev.tollgate.rules.change.ChangeLog}), written in the caller's transaction
- * because a change is only complete with both; and how a value meets its column in every table.
+ * What every write shares, whichever feature makes it: the store lock and the write under
+ * {@code If-Match} ({@link dev.tollgate.rules.change.VersionedWrites}), and the history row and store
+ * revision that each change records in its own transaction ({@link dev.tollgate.rules.change.ChangeLog}),
+ * since a change is only complete with them. Also how a value meets its column, the same in every table.
  */
 package dev.tollgate.rules.change;
