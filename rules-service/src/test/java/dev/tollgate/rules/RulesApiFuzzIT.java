@@ -34,7 +34,7 @@ import static dev.tollgate.testsupport.fuzz.FuzzJson.string;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 11 and L8: the rules API under hostile input. A property-based fuzzer of every rules-service
+ * The rules API under hostile input. A property-based fuzzer of every rules-service
  * endpoint against a real service on a real port, over a fresh database on the shared PostgreSQL:
  * rules and overrides with wrong types, unknown enum values, huge numbers, long and broken text (NULs,
  * lone surrogates), duplicate and unknown keys, deep nesting, garbage bytes, bodies past the cap, wrong

@@ -77,7 +77,7 @@ class SecurityIT extends ServiceTestBase {
         assertProblem(send(api.as("not-a-jwt"), call), 401, "unauthorized");
     }
 
-    // L7: a rightly signed token of the identity provider's, with the right scope, but issued by another
+    // a rightly signed token of the identity provider's, with the right scope, but issued by another
     // issuer (e.g. another realm sharing the keys) or meant for another client, is no token for this service
     @ParameterizedTest
     @MethodSource("calls")

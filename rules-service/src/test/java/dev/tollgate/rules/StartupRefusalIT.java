@@ -20,7 +20,7 @@ class StartupRefusalIT {
                 .hasStackTraceContaining("tollgate.security.dev-token is set but the 'dev' profile is not active");
     }
 
-    // L6: the dev profile alone no longer enables a token everyone knows
+    // the dev profile alone enables no token: one everyone knows would open every deployment that set it
     @Test
     void refusesTheDevProfileWithoutATokenOfItsOwn() {
         assertThatThrownBy(() -> start("spring.profiles.active=dev", "tollgate.security.dev-token="))
@@ -33,7 +33,7 @@ class StartupRefusalIT {
                 .hasStackTraceContaining("is 9 characters long and the service listens on every interface");
     }
 
-    // L7: keys alone would accept any token the identity provider issues, for any client
+    // keys alone would accept any token the identity provider issues, for any client
     @Test
     void refusesJwtsCheckedOnlyAgainstTheKeySet() {
         assertThatThrownBy(() -> start("spring.security.oauth2.resourceserver.jwt.jwk-set-uri=http://127.0.0.1:9/certs"))

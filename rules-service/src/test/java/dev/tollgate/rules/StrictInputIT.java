@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
- * The rules API reads its input strictly (issue 11, L8): a body that is not exactly a rule is a 400
- * naming the field, a body past 64 KiB is a 413, and text PostgreSQL would refuse never reaches it.
+ * The rules API reads its input strictly: a body that is not exactly a rule is a 400 naming the field,
+ * a body past 64 KiB is a 413, and text PostgreSQL would refuse never reaches it.
  */
 class StrictInputIT extends ServiceTestBase {
 

@@ -102,7 +102,8 @@ class UsageIT extends ServiceTestBase {
 
         JsonNode log = WatchIT.find(usage.get("limits"), "rule_id", login);
         assertThat(log.get("count").asLong()).isEqualTo(2);
-        // review M3: pods report no usage of a per-IP login log, so no rate is known; not a rate of 0
+        // a limit on keys the caller chooses (a per-IP log) is not split across regions, so pods report no usage of it:
+        // no rate is known, which is not a rate of 0
         assertThat(log.has("recent_rate_per_s")).as("a rate for a log whose usage is not reported").isFalse();
         assertThat(log.get("remaining").asLong()).isEqualTo(3);
         assertThat(log.get("capacity").asLong()).isEqualTo(5);

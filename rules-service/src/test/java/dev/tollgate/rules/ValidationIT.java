@@ -37,10 +37,10 @@ class ValidationIT extends ServiceTestBase {
                 arguments("no algorithm", "{'domain':'d','match':{'plan':'p'},'rate_per_s':10,'burst':10}", "algorithm"),
                 arguments("no domain", "{'match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "domain"),
                 arguments("max_cost 0", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'max_cost':0}", "max_cost"),
-                // M6: the sliding log's script does one ZADD per unit of cost
+                // the sliding log's script does one ZADD per unit of cost
                 arguments("sliding log limit 10,001", "{'domain':'d','match':{'route':'login'},'algorithm':'sliding_log','limit':10001,'window_s':60}", "limit"),
                 arguments("sliding log max_cost 101", "{'domain':'d','match':{'route':'login'},'algorithm':'sliding_log','limit':1000,'window_s':60,'max_cost':101}", "max_cost"),
-                // L8: lengths and control characters
+                // lengths and control characters: text PostgreSQL would refuse, or too long to ship to every pod
                 arguments("domain of 129 characters", "{'domain':'" + "d".repeat(129) + "','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "domain"),
                 arguments("domain with a NUL", "{'domain':'d\\u0000','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "domain"),
                 arguments("plan of 257 characters", "{'domain':'d','match':{'plan':'" + "p".repeat(257) + "'},'algorithm':'token_bucket','rate_per_s':10,'burst':10}", "match.plan"),
@@ -114,7 +114,7 @@ class ValidationIT extends ServiceTestBase {
                 arguments("expiry in the past", null, 10, 10, "2020-01-01T00:00:00Z", "expires_at"),
                 arguments("missing rate", null, null, 10, null, "rate_per_s"),
                 arguments("missing burst", null, 10, null, null, "burst"),
-                // L8: an account is a check's key, shipped to every pod
+                // an account is a check's key, shipped to every pod
                 arguments("account of 257 bytes", null, 10, 10, null, "account_id"),
                 arguments("account with a control character", null, 10, 10, null, "account_id"),
                 arguments("rule id with a NUL", "r\\u0000", 10, 10, null, "rule_id"));

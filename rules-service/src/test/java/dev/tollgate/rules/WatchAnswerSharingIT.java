@@ -1,7 +1,7 @@
 package dev.tollgate.rules;
 
 import dev.tollgate.rules.metrics.RulesMetrics;
-import dev.tollgate.rules.store.WatchTombstones;
+import dev.tollgate.rules.watch.WatchTombstones;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -17,9 +17,9 @@ import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Review M2 (black-box T6): whatever {@code since} or region a watch token asks, the answers are built once
- * per question that has a distinct answer, and what the service holds for sharing stays bounded. Builds
- * and held answers are counted by the service's own meters, on the real store.
+ * Whatever {@code since} or region a watch token asks, the answers are built once per question that has
+ * a distinct answer, and what the service holds for sharing stays bounded. Builds and held answers are
+ * counted by the service's own meters, on the real store.
  */
 class WatchAnswerSharingIT extends ServiceTestBase {
 

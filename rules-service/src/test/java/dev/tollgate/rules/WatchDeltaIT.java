@@ -4,7 +4,7 @@ import dev.tollgate.common.rule.DeltaMerge;
 import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.wire.WireFormat;
-import dev.tollgate.rules.store.WatchTombstones;
+import dev.tollgate.rules.watch.WatchTombstones;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.support.TransactionTemplate;

@@ -22,7 +22,7 @@ import java.nio.charset.StandardCharsets;
  * What a request body must be before anything reads it.
  *
  * <ul>
- *   <li>At most the limit (L8): Spring MVC has no limit of its own, and an admin token is no reason to
+ *   <li>At most the limit: Spring MVC has no limit of its own, and an admin token is no reason to
  *       let one request buffer megabytes. A declared {@code Content-Length} over the limit is answered
  *       413 at once; a chunked body is counted as it is read and fails with
  *       {@link BodyTooLargeException}, which the problem handler turns into the same 413.</li>

@@ -2,15 +2,14 @@ package dev.tollgate.rules.console;
 
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
-import dev.tollgate.store.key.UsageKeys;
+import dev.tollgate.rules.change.ChangeLog;
 import dev.tollgate.rules.override.OverrideCatalog;
 import dev.tollgate.rules.override.OverrideRequest;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
 import dev.tollgate.rules.problem.InvalidRuleException;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.KeyDirectory;
 import dev.tollgate.rules.usage.RecentUsage;
 import dev.tollgate.rules.usage.UsageReader;
+import dev.tollgate.store.key.UsageKeys;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;

@@ -1,6 +1,6 @@
 package dev.tollgate.rules.console;
 
-import dev.tollgate.rules.store.ChangeLog;
+import dev.tollgate.rules.change.ChangeLog;
 import dev.tollgate.rules.watch.PodRevisions;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;

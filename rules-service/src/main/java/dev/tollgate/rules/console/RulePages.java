@@ -2,12 +2,12 @@ package dev.tollgate.rules.console;
 
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.change.IfMatch;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.VersionConflictException;
-import dev.tollgate.rules.rule.IfMatch;
 import dev.tollgate.rules.rule.RuleCatalog;
-import dev.tollgate.rules.store.ChangeLog;
 import dev.tollgate.rules.usage.RecentUsage;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.stereotype.Controller;

@@ -5,16 +5,15 @@ import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.DescriptorValidator;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.change.DescriptorChange;
+import dev.tollgate.rules.change.IfMatch;
+import dev.tollgate.rules.change.Versioned;
+import dev.tollgate.rules.change.VersionedWrites;
+import dev.tollgate.rules.change.VersionedWrites.Written;
 import dev.tollgate.rules.problem.InvalidDescriptorsException;
 import dev.tollgate.rules.problem.NotFoundException;
-import dev.tollgate.rules.problem.VersionConflictException;
-import dev.tollgate.rules.rule.IfMatch;
-import dev.tollgate.rules.store.DescriptorChange;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.DescriptorRepository;
-import dev.tollgate.rules.store.RuleRepository;
+import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionOperations;
 
 import java.util.List;
 import java.util.Map;
@@ -32,19 +31,17 @@ class DescriptorCatalog {
 
     private final DescriptorRepository descriptors;
     private final RuleRepository rules;
-    private final ChangeLog changes;
+    private final VersionedWrites writes;
+    private final Versioned<DescriptorDomain> versioned;
     private final DescriptorValidator validator = new DescriptorValidator();
     private final RuleValidator reasons = new RuleValidator();
-    private final TransactionOperations transactions;
 
-    DescriptorCatalog(DescriptorRepository descriptors, RuleRepository rules, ChangeLog changes, TransactionOperations transactions) {
+    DescriptorCatalog(DescriptorRepository descriptors, RuleRepository rules, VersionedWrites writes) {
         this.descriptors = descriptors;
         this.rules = rules;
-        this.changes = changes;
-        this.transactions = transactions;
-    }
-
-    record Written(DescriptorDomain mapping, boolean created) {
+        this.writes = writes;
+        this.versioned = new Versioned<>(descriptors, domain -> "the descriptors of domain " + domain, true, DescriptorCatalog::notFound,
+                DescriptorChange::created, DescriptorChange::replaced, DescriptorChange::deleted);
     }
 
     List<DescriptorDomain> list() {
@@ -57,38 +54,18 @@ class DescriptorCatalog {
     }
 
     /** Creates the domain's mappings (no {@code If-Match}) or replaces them (with the current version in {@code If-Match}). */
-    Written put(DescriptorDomain candidate, IfMatch ifMatch, String actor, String reason) {
+    Written<DescriptorDomain> put(DescriptorDomain candidate, IfMatch ifMatch, String actor, String reason) {
         List<Violation> badReason = reasons.validateReason(reason);
         if (!badReason.isEmpty()) {
             throw new InvalidDescriptorsException(badReason);
         }
-        return transactions.execute(tx -> {
-            changes.lock();
+        return writes.locked(() -> {
             Map<String, Rule> byId = rules.findAll(null).stream().collect(Collectors.toMap(Rule::id, Function.identity()));
             List<Violation> violations = validator.validate(candidate, byId);
             if (!violations.isEmpty()) {
                 throw new InvalidDescriptorsException(violations);
             }
-            String subject = subject(candidate.domain());
-            DescriptorDomain existing = descriptors.find(candidate.domain()).orElse(null);
-            if (existing == null) {
-                if (ifMatch.present()) {
-                    throw new VersionConflictException(capitalized(subject) + " do not exist (any more): they were deleted"
-                            + " since you read them. Create them again without If-Match.", null);
-                }
-                DescriptorDomain created = candidate.withVersion(1);
-                descriptors.insert(created);
-                changes.record(DescriptorChange.created(created, actor, reason));
-                return new Written(created, true);
-            }
-            ifMatch.requireFor(subject, existing.version());
-            if (existing.descriptors().equals(candidate.descriptors())) {
-                return new Written(existing, false);
-            }
-            DescriptorDomain replaced = candidate.withVersion(existing.version() + 1);
-            descriptors.update(replaced, existing.version());
-            changes.record(DescriptorChange.replaced(existing, replaced, actor, reason));
-            return new Written(replaced, false);
+            return writes.put(versioned, candidate, ifMatch, actor, reason);
         });
     }
 
@@ -98,21 +75,7 @@ class DescriptorCatalog {
         if (!violations.isEmpty()) {
             throw new InvalidDescriptorsException(violations);
         }
-        transactions.executeWithoutResult(tx -> {
-            changes.lock();
-            DescriptorDomain existing = descriptors.find(domain).orElseThrow(() -> notFound(domain));
-            ifMatch.requireFor(subject(domain), existing.version());
-            descriptors.delete(domain);
-            changes.record(DescriptorChange.deleted(existing, actor, reason));
-        });
-    }
-
-    private static String subject(String domain) {
-        return "the descriptors of domain " + domain;
-    }
-
-    private static String capitalized(String text) {
-        return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+        writes.delete(versioned, domain, ifMatch, actor, reason);
     }
 
     /** No stored domain is blank or holds control characters, so such a path is a 404 without asking PostgreSQL (which refuses a NUL). */

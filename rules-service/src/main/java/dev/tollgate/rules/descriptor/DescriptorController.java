@@ -3,8 +3,9 @@ package dev.tollgate.rules.descriptor;
 import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.change.IfMatch;
+import dev.tollgate.rules.change.VersionedWrites.Written;
 import dev.tollgate.rules.problem.InvalidDescriptorsException;
-import dev.tollgate.rules.rule.IfMatch;
 import io.swagger.v3.oas.annotations.Operation;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -60,12 +61,12 @@ class DescriptorController {
                     "is " + named + " in the body but " + domain + " in the path; they must match")));
         }
         IfMatch precondition = IfMatch.parse(ifMatch);
-        DescriptorCatalog.Written written = catalog.put(new DescriptorDomain(domain, body.descriptors(), 0), precondition,
+        Written<DescriptorDomain> written = catalog.put(new DescriptorDomain(domain, body.descriptors(), 0), precondition,
                 who.getName(), body.reason());
         if (written.created()) {
-            return ResponseEntity.created(URI.create("/v1/descriptors/" + domain)).eTag(etag(written.mapping())).body(written.mapping());
+            return ResponseEntity.created(URI.create("/v1/descriptors/" + domain)).eTag(etag(written.value())).body(written.value());
         }
-        return ResponseEntity.ok().eTag(etag(written.mapping())).body(written.mapping());
+        return ResponseEntity.ok().eTag(etag(written.value())).body(written.value());
     }
 
     @Operation(summary = "Delete a domain's descriptor mappings (If-Match: current version)")

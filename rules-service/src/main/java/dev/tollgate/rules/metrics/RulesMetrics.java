@@ -1,6 +1,6 @@
 package dev.tollgate.rules.metrics;
 
-import dev.tollgate.rules.store.StoreChanged;
+import dev.tollgate.rules.change.StoreChanged;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;

@@ -4,15 +4,15 @@ import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.change.OverrideChange;
+import dev.tollgate.rules.change.VersionedWrites;
+import dev.tollgate.rules.change.VersionedWrites.Written;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
-import dev.tollgate.rules.store.OverrideChange;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.OverrideRepository;
-import dev.tollgate.rules.store.RuleRepository;
+import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionOperations;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -32,20 +32,17 @@ public class OverrideCatalog {
     private final RuleRepository rules;
     private final OverrideRepository overrides;
     private final ChangeLog changes;
+    private final VersionedWrites writes;
     private final RuleValidator validator;
-    private final TransactionOperations transactions;
     private final Clock clock;
 
-    OverrideCatalog(RuleRepository rules, OverrideRepository overrides, ChangeLog changes, TransactionOperations transactions, Clock clock) {
+    OverrideCatalog(RuleRepository rules, OverrideRepository overrides, ChangeLog changes, VersionedWrites writes, Clock clock) {
         this.rules = rules;
         this.overrides = overrides;
         this.changes = changes;
+        this.writes = writes;
         this.validator = new RuleValidator();
-        this.transactions = transactions;
         this.clock = clock;
-    }
-
-    public record Written(AccountOverride override, boolean created) {
     }
 
     public List<AccountOverride> list(String accountId, String ruleId, boolean includeExpired) {
@@ -60,15 +57,14 @@ public class OverrideCatalog {
     }
 
     /** Creates or replaces the account's override of the rule. */
-    public Written put(OverrideRequest request, String actor) {
+    public Written<AccountOverride> put(OverrideRequest request, String actor) {
         List<Violation> shape = checkShape(request, clock.instant());
         shape.addAll(validator.validateReason(request.reason()));
         if (!shape.isEmpty()) {
             throw new InvalidRuleException(shape);
         }
         AccountOverride override = request.toOverride();
-        return transactions.execute(tx -> {
-            changes.lock();
+        return writes.locked(() -> {
             Rule rule = rules.find(override.ruleId()).orElse(null);
             List<Violation> violations = validator.validate(override, rule);
             if (!violations.isEmpty()) {
@@ -76,11 +72,11 @@ public class OverrideCatalog {
             }
             AccountOverride existing = overrides.find(override.accountId(), override.ruleId()).orElse(null);
             if (override.equals(existing)) {
-                return new Written(existing, false);
+                return new Written<>(existing, false);
             }
             overrides.upsert(override);
             changes.record(existing == null ? OverrideChange.created(override, actor) : OverrideChange.replaced(existing, override, actor));
-            return new Written(override, existing == null);
+            return new Written<>(override, existing == null);
         });
     }
 
@@ -93,8 +89,7 @@ public class OverrideCatalog {
         if (!RuleValidator.isAccountId(accountId) || !RuleValidator.isRuleId(ruleId)) {
             throw new NotFoundException("No override of that rule for that account.");
         }
-        transactions.executeWithoutResult(tx -> {
-            changes.lock();
+        writes.locked(() -> {
             AccountOverride existing = overrides.find(accountId, ruleId)
                     .orElseThrow(() -> new NotFoundException("No override of rule " + ruleId + " for account " + accountId + "."));
             overrides.delete(accountId, ruleId);

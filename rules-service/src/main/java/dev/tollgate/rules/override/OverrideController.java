@@ -1,6 +1,7 @@
 package dev.tollgate.rules.override;
 
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.rules.change.VersionedWrites.Written;
 import io.swagger.v3.oas.annotations.Operation;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -29,8 +30,8 @@ class OverrideController {
     @Operation(summary = "Create (201) or replace (200) an account's override of a token-bucket rule")
     @PostMapping(path = "/v1/overrides", consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<AccountOverride> put(@RequestBody OverrideRequest body, Principal who) {
-        OverrideCatalog.Written written = catalog.put(body, who.getName());
-        return ResponseEntity.status(written.created() ? HttpStatus.CREATED : HttpStatus.OK).body(written.override());
+        Written<AccountOverride> written = catalog.put(body, who.getName());
+        return ResponseEntity.status(written.created() ? HttpStatus.CREATED : HttpStatus.OK).body(written.value());
     }
 
     @Operation(summary = "List overrides by account and/or rule; expired ones only with include_expired=true")

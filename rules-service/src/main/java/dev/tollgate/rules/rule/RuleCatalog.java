@@ -6,19 +6,20 @@ import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.change.HistoryEntry;
+import dev.tollgate.rules.change.IfMatch;
+import dev.tollgate.rules.change.OverrideChange;
+import dev.tollgate.rules.change.RuleChange;
+import dev.tollgate.rules.change.Versioned;
+import dev.tollgate.rules.change.VersionedWrites;
+import dev.tollgate.rules.change.VersionedWrites.Written;
+import dev.tollgate.rules.descriptor.DescriptorRepository;
+import dev.tollgate.rules.override.OverrideRepository;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
-import dev.tollgate.rules.problem.VersionConflictException;
-import dev.tollgate.rules.store.OverrideChange;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.DescriptorRepository;
-import dev.tollgate.rules.store.HistoryEntry;
-import dev.tollgate.rules.store.OverrideRepository;
-import dev.tollgate.rules.store.RuleChange;
-import dev.tollgate.rules.store.RuleRepository;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionOperations;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -26,8 +27,8 @@ import java.util.List;
 
 /**
  * Reads and writes rules. A write is validated before it touches the store, then runs in one
- * transaction: the store lock, the {@code If-Match} check against the stored version, the row, its
- * history and the revision bump, so it either all lands or none of it does.
+ * transaction ({@link VersionedWrites}): the store lock, the {@code If-Match} check against the stored
+ * version, the row, its history and the revision bump, so it either all lands or none of it does.
  */
 @Component
 public class RuleCatalog {
@@ -36,22 +37,22 @@ public class RuleCatalog {
     private final OverrideRepository overrides;
     private final DescriptorRepository descriptors;
     private final ChangeLog changes;
+    private final VersionedWrites writes;
+    private final Versioned<Rule> versioned;
     private final RuleValidator validator;
-    private final TransactionOperations transactions;
     private final Clock clock;
 
     RuleCatalog(RuleRepository rules, OverrideRepository overrides, DescriptorRepository descriptors, ChangeLog changes,
-                TransactionOperations transactions, Clock clock) {
+                VersionedWrites writes, Clock clock) {
         this.rules = rules;
         this.descriptors = descriptors;
         this.overrides = overrides;
         this.changes = changes;
+        this.writes = writes;
+        this.versioned = new Versioned<>(rules, id -> "rule " + id, false, RuleCatalog::notFound,
+                RuleChange::created, RuleChange::replaced, RuleChange::deleted);
         this.validator = new RuleValidator();
-        this.transactions = transactions;
         this.clock = clock;
-    }
-
-    public record Written(Rule rule, boolean created) {
     }
 
     public List<Rule> list(String domain) {
@@ -77,56 +78,31 @@ public class RuleCatalog {
     }
 
     /** Creates the rule (no {@code If-Match}) or replaces it (with the current version in {@code If-Match}). */
-    public Written put(RuleFields written, IfMatch ifMatch, String actor, String reason) {
+    public Written<Rule> put(RuleFields written, IfMatch ifMatch, String actor, String reason) {
         List<Violation> violations = new ArrayList<>(validator.validate(written));
         violations.addAll(validator.validateReason(reason));
         if (!violations.isEmpty()) {
             throw new InvalidRuleException(violations);
         }
         Rule candidate = written.toRule();
-        return transactions.execute(tx -> {
-            changes.lock();
-            Rule existing = rules.find(candidate.id()).orElse(null);
-            if (existing == null) {
-                if (ifMatch.present()) {
-                    throw new VersionConflictException("Rule " + candidate.id() + " does not exist (any more): it was deleted"
-                            + " since you read it. Create it again without If-Match.", null);
-                }
-                Rule created = candidate.withVersion(1);
-                rules.insert(created);
-                changes.record(RuleChange.created(created, actor, reason));
-                return new Written(created, true);
-            }
-            ifMatch.require(existing.id(), existing.version());
+        return writes.put(versioned, candidate, ifMatch, existing -> {
             checkOverridesStillFit(candidate);
             if (!existing.domain().equals(candidate.domain())) {
                 refuseWhileMapped(candidate.id(), "domain", "cannot change while");
             }
-            if (existing.sameLimitAs(candidate)) {
-                return new Written(existing, false);
-            }
-            Rule replaced = candidate.withVersion(existing.version() + 1);
-            rules.update(replaced, existing.version());
-            changes.record(RuleChange.replaced(existing, replaced, actor, reason));
-            return new Written(replaced, false);
-        });
+        }, actor, reason);
     }
 
     /** Deletes the rule, and with it its overrides and region budgets; each override's removal is recorded. */
     void delete(String ruleId, IfMatch ifMatch, String actor, String reason) {
         requireIdShape(ruleId);
         requireReason(reason);
-        transactions.executeWithoutResult(tx -> {
-            changes.lock();
-            Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
-            ifMatch.require(ruleId, existing.version());
+        writes.delete(versioned, ruleId, ifMatch, existing -> {
             refuseWhileMapped(ruleId, "id", "cannot be deleted while");
             for (AccountOverride override : overrides.find(null, ruleId, null)) {
                 changes.record(OverrideChange.deleted(override, actor, "rule deleted" + (reason == null ? "" : ": " + reason)));
             }
-            rules.delete(ruleId);
-            changes.record(RuleChange.deleted(existing, actor, reason));
-        });
+        }, actor, reason);
     }
 
     /**
@@ -136,18 +112,7 @@ public class RuleCatalog {
     public Rule setMode(String ruleId, Mode mode, IfMatch ifMatch, String actor, String reason) {
         requireIdShape(ruleId);
         requireReason(reason);
-        return transactions.execute(tx -> {
-            changes.lock();
-            Rule existing = rules.find(ruleId).orElseThrow(() -> notFound(ruleId));
-            ifMatch.checkIfPresent(ruleId, existing.version());
-            if (existing.mode() == mode) {
-                return existing;
-            }
-            Rule switched = existing.withMode(mode).withVersion(existing.version() + 1);
-            rules.update(switched, existing.version());
-            changes.record(RuleChange.modeSwitched(existing, switched, actor, reason));
-            return switched;
-        });
+        return writes.edit(versioned, ruleId, ifMatch, rule -> rule.withMode(mode), RuleChange::modeSwitched, actor, reason);
     }
 
     /**

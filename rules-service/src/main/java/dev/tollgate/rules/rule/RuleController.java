@@ -3,8 +3,10 @@ package dev.tollgate.rules.rule;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.RuleValidator;
+import dev.tollgate.rules.change.HistoryEntry;
+import dev.tollgate.rules.change.IfMatch;
+import dev.tollgate.rules.change.VersionedWrites.Written;
 import dev.tollgate.rules.problem.InvalidRuleException;
-import dev.tollgate.rules.store.HistoryEntry;
 import io.swagger.v3.oas.annotations.Operation;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -61,11 +63,11 @@ class RuleController {
             throw InvalidRuleException.of("id", "is " + named + " in the body but " + id + " in the path; they must match");
         }
         IfMatch precondition = IfMatch.parse(ifMatch);
-        RuleCatalog.Written written = catalog.put(body.toFields(id), precondition, who.getName(), body.reason());
+        Written<Rule> written = catalog.put(body.toFields(id), precondition, who.getName(), body.reason());
         if (written.created()) {
-            return ResponseEntity.created(URI.create("/v1/rules/" + id)).eTag(etag(written.rule())).body(written.rule());
+            return ResponseEntity.created(URI.create("/v1/rules/" + id)).eTag(etag(written.value())).body(written.value());
         }
-        return ResponseEntity.ok().eTag(etag(written.rule())).body(written.rule());
+        return ResponseEntity.ok().eTag(etag(written.value())).body(written.value());
     }
 
     @Operation(summary = "Delete a rule (If-Match: current version), with its overrides and region budgets")

@@ -1,5 +1,6 @@
 /**
- * Rules over HTTP: read, create or replace under {@code If-Match}, delete, switch between shadow and
- * enforce, and read a rule's audit history. Every write is validated by the shared validator first.
+ * Rules, over HTTP and in their table: read, create or replace under {@code If-Match}, delete, switch
+ * between shadow and enforce, and read a rule's audit history. Every write is validated by the shared
+ * validator first.
  */
 package dev.tollgate.rules.rule;

@@ -1,8 +1,7 @@
 package dev.tollgate.rules.watch;
 
+import dev.tollgate.rules.change.StoreChanged;
 import dev.tollgate.rules.metrics.RulesMetrics;
-import dev.tollgate.rules.store.StoreChanged;
-import dev.tollgate.rules.store.WatchTombstones;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;

@@ -2,12 +2,11 @@ package dev.tollgate.rules.watch;
 
 import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
-import dev.tollgate.rules.store.ChangeLog;
-import dev.tollgate.rules.store.DescriptorRepository;
-import dev.tollgate.rules.store.OverrideRepository;
-import dev.tollgate.rules.store.RegionBudgetRepository;
-import dev.tollgate.rules.store.RuleRepository;
-import dev.tollgate.rules.store.WatchTombstones;
+import dev.tollgate.rules.budget.RegionBudgetRepository;
+import dev.tollgate.rules.change.ChangeLog;
+import dev.tollgate.rules.descriptor.DescriptorRepository;
+import dev.tollgate.rules.override.OverrideRepository;
+import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;

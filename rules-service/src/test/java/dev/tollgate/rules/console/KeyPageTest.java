@@ -34,7 +34,7 @@ class KeyPageTest {
 
     @Test
     void aLimitWhoseUsageThePodsDoNotReportShowsNoRateAndIsNotCharted() {
-        // review M3: a per-IP login log is not split across regions, so pods report none of its usage
+        // a per-IP login log is not split across regions, so pods report none of its usage
         KeyUsage.Limit log = new KeyUsage.SlidingLog(new KeyUsage.Applied("login-ip", "auth", Algorithm.SLIDING_LOG, Mode.ENFORCE,
                 1.0, false, null), "rl:{a}:login-ip:log", true, 2, 5, 3, 60);
         KeyUsage.Limit bucket = new KeyUsage.TokenBucket(new KeyUsage.Applied("growth-global", "public-api", Algorithm.TOKEN_BUCKET,

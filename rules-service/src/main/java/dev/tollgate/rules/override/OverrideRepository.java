@@ -1,6 +1,7 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.override;
 
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.rules.change.Columns;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -29,7 +30,7 @@ public class OverrideRepository {
         this.jdbc = jdbc;
     }
 
-    public Optional<AccountOverride> find(String accountId, String ruleId) {
+    Optional<AccountOverride> find(String accountId, String ruleId) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM overrides WHERE account_id = ? AND rule_id = ?")
                 .params(accountId, ruleId)
                 .query(OVERRIDE)
@@ -62,7 +63,7 @@ public class OverrideRepository {
                 .list();
     }
 
-    public void upsert(AccountOverride override) {
+    void upsert(AccountOverride override) {
         jdbc.sql("INSERT INTO overrides (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
                         + " ON CONFLICT (account_id, rule_id) DO UPDATE SET rate_per_s = EXCLUDED.rate_per_s,"
                         + " burst = EXCLUDED.burst, expires_at = EXCLUDED.expires_at, reason = EXCLUDED.reason")
@@ -71,7 +72,7 @@ public class OverrideRepository {
                 .update();
     }
 
-    public boolean delete(String accountId, String ruleId) {
+    boolean delete(String accountId, String ruleId) {
         return jdbc.sql("DELETE FROM overrides WHERE account_id = ? AND rule_id = ?").params(accountId, ruleId).update() == 1;
     }
 }

@@ -1,6 +1,7 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.budget;
 
 import dev.tollgate.common.rule.RegionBudget;
+import dev.tollgate.rules.change.Columns;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;

@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.change;
 
 /**
  * One change to record in the history, in the transaction that makes it: a {@link RuleChange}, an

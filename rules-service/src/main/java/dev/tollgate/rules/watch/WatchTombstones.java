@@ -1,6 +1,7 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.watch;
 
 import dev.tollgate.common.rule.RuleChanges;
+import dev.tollgate.rules.change.Columns;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -56,12 +57,12 @@ public class WatchTombstones {
     }
 
     /** The oldest {@code since} the feed answers with a delta; an older one gets a snapshot. */
-    public long oldestRevision() {
+    long oldestRevision() {
         return jdbc.sql("SELECT oldest_revision FROM watch_feed").query(Long.class).single();
     }
 
     /** What went after {@code since}, in {@code region} for budget rows. */
-    public RuleChanges.Deleted goneSince(long since, String region) {
+    RuleChanges.Deleted goneSince(long since, String region) {
         List<String> rules = new ArrayList<>();
         List<RuleChanges.OverrideKey> overrides = new ArrayList<>();
         List<RuleChanges.BudgetKey> budgets = new ArrayList<>();

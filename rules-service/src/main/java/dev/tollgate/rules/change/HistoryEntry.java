@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.change;
 
 import tools.jackson.databind.JsonNode;
 

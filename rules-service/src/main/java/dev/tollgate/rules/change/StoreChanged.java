@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.change;
 
 /**
  * Published inside a write transaction for each recorded change; listeners take it after commit

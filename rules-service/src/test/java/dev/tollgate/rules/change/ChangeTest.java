@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.change;
 
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Match;

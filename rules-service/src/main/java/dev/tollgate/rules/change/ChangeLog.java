@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.change;
 
 import dev.tollgate.common.rule.Rule;
 import org.springframework.context.ApplicationEventPublisher;
@@ -33,7 +33,7 @@ public class ChangeLog {
     }
 
     /** Takes the store's write lock for the current transaction and answers the revision it holds. */
-    public long lock() {
+    long lock() {
         requireTransaction();
         return jdbc.sql("SELECT revision FROM store_revision FOR UPDATE").query(Long.class).single();
     }

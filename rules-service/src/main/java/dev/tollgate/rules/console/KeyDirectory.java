@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.console;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
@@ -12,7 +12,7 @@ import java.util.List;
  * opened by its exact name.
  */
 @Component
-public class KeyDirectory {
+class KeyDirectory {
 
     private final JdbcClient jdbc;
 
@@ -21,7 +21,7 @@ public class KeyDirectory {
     }
 
     /** Keys containing {@code fragment} (case-insensitive), alphabetically, at most {@code limit}. */
-    public List<String> search(String fragment, int limit) {
+    List<String> search(String fragment, int limit) {
         String pattern = "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
         return jdbc.sql("SELECT DISTINCT k FROM (SELECT account_id AS k FROM overrides UNION SELECT limit_key FROM region_budgets) known"
                         + " WHERE k ILIKE ? ESCAPE '\\' ORDER BY k LIMIT ?")

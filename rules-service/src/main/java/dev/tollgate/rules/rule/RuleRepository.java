@@ -1,4 +1,4 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.rule;
 
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.FailMode;
@@ -7,6 +7,9 @@ import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleFields;
+import dev.tollgate.rules.change.Columns;
+import dev.tollgate.rules.change.Versioned;
+import dev.tollgate.rules.change.VersionedWrites;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -14,9 +17,9 @@ import org.springframework.stereotype.Repository;
 import java.util.List;
 import java.util.Optional;
 
-/** The {@code rules} table. Callers that write hold the store lock ({@link ChangeLog#lock()}) first. */
+/** The {@code rules} table. It is written through {@link VersionedWrites}, under the store lock. */
 @Repository
-public class RuleRepository {
+public class RuleRepository implements Versioned.Table<Rule> {
 
     private static final String COLUMNS = "rule_id, domain, match_plan, match_route, identity, algorithm, rate_per_s,"
             + " period_s, burst, \"limit\", window_s, mode, fail_mode, max_cost, version";
@@ -44,6 +47,22 @@ public class RuleRepository {
         this.jdbc = jdbc;
     }
 
+    @Override
+    public String key(Rule rule) {
+        return rule.id();
+    }
+
+    @Override
+    public long version(Rule rule) {
+        return rule.version();
+    }
+
+    @Override
+    public Rule withVersion(Rule rule, long version) {
+        return rule.withVersion(version);
+    }
+
+    @Override
     public Optional<Rule> find(String ruleId) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM rules WHERE rule_id = ?")
                 .param(ruleId)
@@ -64,6 +83,7 @@ public class RuleRepository {
         return jdbc.sql("SELECT " + COLUMNS + " FROM rules WHERE revision > ? ORDER BY rule_id").param(revision).query(RULE).list();
     }
 
+    @Override
     public void insert(Rule rule) {
         jdbc.sql("INSERT INTO rules (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(values(rule))
@@ -71,6 +91,7 @@ public class RuleRepository {
     }
 
     /** Replaces every field of the rule; {@code expectedVersion} guards against a writer that skipped the lock. */
+    @Override
     public void update(Rule rule, long expectedVersion) {
         Object[] values = values(rule);
         int updated = jdbc.sql("UPDATE rules SET domain = ?, match_plan = ?, match_route = ?, identity = ?, algorithm = ?,"
@@ -84,6 +105,7 @@ public class RuleRepository {
         }
     }
 
+    @Override
     public void delete(String ruleId) {
         jdbc.sql("DELETE FROM rules WHERE rule_id = ?").param(ruleId).update();
     }

@@ -1,7 +1,9 @@
-package dev.tollgate.rules.store;
+package dev.tollgate.rules.descriptor;
 
 import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.descriptor.DescriptorNode;
+import dev.tollgate.rules.change.Versioned;
+import dev.tollgate.rules.change.VersionedWrites;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -11,9 +13,9 @@ import tools.jackson.databind.json.JsonMapper;
 import java.util.List;
 import java.util.Optional;
 
-/** The {@code descriptor_domains} table. Callers that write hold the store lock ({@link ChangeLog#lock()}) first. */
+/** The {@code descriptor_domains} table. It is written through {@link VersionedWrites}, under the store lock. */
 @Repository
-public class DescriptorRepository {
+public class DescriptorRepository implements Versioned.Table<DescriptorDomain> {
 
     private static final TypeReference<List<DescriptorNode>> NODES = new TypeReference<>() {
     };
@@ -29,6 +31,22 @@ public class DescriptorRepository {
                 json.readValue(rs.getString("descriptors"), NODES), rs.getLong("version"));
     }
 
+    @Override
+    public String key(DescriptorDomain mapping) {
+        return mapping.domain();
+    }
+
+    @Override
+    public long version(DescriptorDomain mapping) {
+        return mapping.version();
+    }
+
+    @Override
+    public DescriptorDomain withVersion(DescriptorDomain mapping, long version) {
+        return mapping.withVersion(version);
+    }
+
+    @Override
     public Optional<DescriptorDomain> find(String name) {
         return jdbc.sql("SELECT domain, descriptors::text AS descriptors, version FROM descriptor_domains WHERE domain = ?")
                 .param(name)
@@ -51,12 +69,14 @@ public class DescriptorRepository {
                 .list();
     }
 
+    @Override
     public void insert(DescriptorDomain mapping) {
         jdbc.sql("INSERT INTO descriptor_domains (domain, descriptors, version) VALUES (?, CAST(? AS jsonb), ?)")
                 .params(mapping.domain(), json.writeValueAsString(mapping.descriptors()), mapping.version())
                 .update();
     }
 
+    @Override
     public void update(DescriptorDomain mapping, long expectedVersion) {
         int updated = jdbc.sql("UPDATE descriptor_domains SET descriptors = CAST(? AS jsonb), version = ? WHERE domain = ? AND version = ?")
                 .params(json.writeValueAsString(mapping.descriptors()), mapping.version(), mapping.domain(), expectedVersion)
@@ -66,6 +86,7 @@ public class DescriptorRepository {
         }
     }
 
+    @Override
     public void delete(String name) {
         jdbc.sql("DELETE FROM descriptor_domains WHERE domain = ?").param(name).update();
     }

@@ -1,4 +1,4 @@
-package dev.tollgate.rules.rule;
+package dev.tollgate.rules.change;
 
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.PreconditionRequiredException;
