@@ -1,8 +1,8 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.access.ServiceTokens;
-import dev.tollgate.check.config.CheckJson;
-import dev.tollgate.check.config.TracingSwitch;
+import dev.tollgate.check.metrics.CheckMeters;
+import dev.tollgate.check.tracing.TracingSwitch;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.limiter.Limiter;
@@ -171,7 +171,7 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
     }
 
     private Timer timer(int status) {
-        return timers.computeIfAbsent(status, code -> Timer.builder("http.server.requests")
+        return timers.computeIfAbsent(status, code -> Timer.builder(CheckMeters.HTTP_REQUESTS)
                 .tags("error", "none", "exception", "none", "method", "POST", "outcome", outcome(code),
                         "status", Integer.toString(code), "uri", PATH)
                 .register(meters));
@@ -181,7 +181,7 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
     private LongTaskTimer active() {
         LongTaskTimer timer = active;
         if (timer == null) {
-            timer = LongTaskTimer.builder("http.server.requests.active")
+            timer = LongTaskTimer.builder(CheckMeters.HTTP_REQUESTS_ACTIVE)
                     .tags("exception", "none", "method", "POST", "outcome", "SUCCESS", "status", "200", "uri", "UNKNOWN")
                     .register(meters);
             active = timer;

@@ -62,7 +62,7 @@ class LimiterConfiguration {
      * lays its own options over the client's (command timeout, no queueing while disconnected). Starts
      * connecting and returns at once, so that the first attempt (Netty's and Lettuce's cluster classes, the
      * slot map, the handshakes: 1-3 s of a cold start) runs while the rest of the context is built;
-     * {@link StoreFirstAttempt} waits for its outcome before the ports open. With tracing on, each command
+     * {@code StoreFirstAttempt} waits for its outcome before the ports open. With tracing on, each command
      * is a span under the check that sent it: Spring Boot hands the client Lettuce's Micrometer tracing
      * (command arguments, which hold callers' keys, left out).
      */
@@ -70,11 +70,6 @@ class LimiterConfiguration {
     RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties, Environment environment) {
         RetiredProperties.refuse(environment, RetiredProperties.REDIS);
         return RedisCounterStore.start(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings());
-    }
-
-    @Bean
-    StoreFirstAttempt storeFirstAttempt(RedisCounterStore store, Limiter limiter) {
-        return new StoreFirstAttempt(store, limiter);
     }
 
     /** The store's reconnect delay (capped at half a second) on the Lettuce resources Spring Boot builds. */

@@ -1,5 +1,6 @@
 package dev.tollgate.check.envoy;
 
+import dev.tollgate.check.metrics.CheckMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** The metric names of Envoy's gRPC check, in one place. */
 final class RlsMetrics {
 
-    static final String CALLS = "tollgate.rls.calls";
-    static final String IN_FLIGHT = "tollgate.rls.in_flight";
-    static final String UNMATCHED = "tollgate.rls.descriptors.unmatched";
+    static final String CALLS = CheckMeters.RLS_CALLS;
+    static final String IN_FLIGHT = CheckMeters.RLS_IN_FLIGHT;
+    static final String UNMATCHED = CheckMeters.RLS_DESCRIPTORS_UNMATCHED;
 
     enum Outcome {
         OK, OVER_LIMIT, FAILED_CLOSED, INVALID, UNAVAILABLE, CANCELLED, INTERNAL;

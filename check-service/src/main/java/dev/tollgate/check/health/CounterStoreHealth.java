@@ -1,5 +1,6 @@
 package dev.tollgate.check.health;
 
+import dev.tollgate.check.metrics.CheckMeters;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.store.RedisCounterStore;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -30,7 +31,7 @@ class CounterStoreHealth implements HealthIndicator {
     CounterStoreHealth(RedisCounterStore store, Limiter limiter, MeterRegistry registry) {
         this.store = store;
         this.limiter = limiter;
-        Gauge.builder("tollgate.store.connected", store, s -> s.isConnected() ? 1 : 0)
+        Gauge.builder(CheckMeters.STORE_CONNECTED, store, s -> s.isConnected() ? 1 : 0)
                 .description("1 once the pod has reached its Redis Cluster since it started, 0 before: all checks answer from fail modes")
                 .register(registry);
     }

@@ -1,5 +1,6 @@
 package dev.tollgate.check.rules;
 
+import dev.tollgate.check.metrics.CheckMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -103,9 +104,9 @@ public final class ClientCredentialsToken implements WatchToken {
         this.clock = clock;
         String description = "Watch token requests the issuer failed: refused (wrong client id, secret or scope) or unavailable"
                 + " (down, slow, a bad answer); the pod keeps its token until it expires, and its rules";
-        this.refusedByIssuer = Counter.builder("tollgate.rules.token.failures").tag("reason", "refused").description(description)
+        this.refusedByIssuer = Counter.builder(CheckMeters.RULES_TOKEN_FAILURES).tag("reason", "refused").description(description)
                 .register(registry);
-        this.issuerUnavailable = Counter.builder("tollgate.rules.token.failures").tag("reason", "unavailable").description(description)
+        this.issuerUnavailable = Counter.builder(CheckMeters.RULES_TOKEN_FAILURES).tag("reason", "unavailable").description(description)
                 .register(registry);
     }
 

@@ -1,5 +1,6 @@
 package dev.tollgate.check.rules;
 
+import dev.tollgate.check.metrics.CheckMeters;
 import dev.tollgate.common.rule.DeltaMerge;
 import dev.tollgate.common.rule.RuleChanges;
 import dev.tollgate.common.rule.RuleSnapshot;
@@ -7,8 +8,8 @@ import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
 import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
-import dev.tollgate.store.backoff.Backoff;
 import dev.tollgate.store.backoff.Backoff.Jitter;
+import dev.tollgate.store.backoff.Backoff;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -124,24 +125,24 @@ public final class RulesWatcher implements AutoCloseable {
         this.json = json;
         for (Refusal reason : Refusal.values()) {
             // every reason from the start, so that a rate over it starts at the first refusal, not the second
-            rejected.put(reason, Counter.builder("tollgate.rules.snapshots.rejected")
+            rejected.put(reason, Counter.builder(CheckMeters.RULES_SNAPSHOTS_REJECTED)
                     .description("Snapshots and answers the pod refused, by reason; the last good snapshot stays in force")
                     .tag("reason", reason.tag())
                     .register(registry));
         }
-        this.errors = Counter.builder("tollgate.rules.watch.errors")
+        this.errors = Counter.builder(CheckMeters.RULES_WATCH_ERRORS)
                 .description("Watch calls that failed (rules-service down, bad answer)")
                 .register(registry);
-        this.refused = Counter.builder("tollgate.rules.watch.refused")
+        this.refused = Counter.builder(CheckMeters.RULES_WATCH_REFUSED)
                 .description("Watch calls rules-service refused (401/403): an expired or wrong token; the rules in force stay")
                 .register(registry);
         // a gauge needs a number: -1 before the first snapshot, so the fleet's lowest revision shows a pod without rules
-        Gauge.builder("tollgate.rules.revision", rules, book -> book.revision().orElse(-1))
+        Gauge.builder(CheckMeters.RULES_REVISION, rules, book -> book.revision().orElse(-1))
                 .description("Revision of the rules snapshot in force; -1 while the pod holds none")
                 .register(registry);
         // a poll ends within the poll timeout even when nothing changes (304), so a healthy pod stays under it; a pod past
         // it has a watcher that stopped or whose every poll fails, and its rules are frozen at tollgate.rules.revision
-        Gauge.builder("tollgate.rules.watch.age", lastPolled, last -> (System.nanoTime() - last.get()) / 1e9)
+        Gauge.builder(CheckMeters.RULES_WATCH_AGE, lastPolled, last -> (System.nanoTime() - last.get()) / 1e9)
                 .description("Seconds since the last watch call that succeeded (a change applied, or none within the watch timeout)")
                 .baseUnit("seconds")
                 .register(registry);

@@ -213,6 +213,21 @@ class CheckApiIT {
                 .jsonPath("$.errors[2].field").isEqualTo("entries[0].cost");
     }
 
+    @Test
+    void entriesWhoseCostsAddUpPastMaxCostAreNamedTogether() {
+        String key = "acct_" + UUID.randomUUID();
+        check("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"" + key + "\",\"cost\":6},"
+                + "{\"rule\":\"labels-route\",\"key\":\"" + key + "\"},{\"rule\":\"growth-global\",\"key\":\"" + key + "\",\"cost\":6}]}")
+                .expectStatus().isEqualTo(422)
+                .expectBody()
+                .jsonPath("$.code").isEqualTo("invalid_request")
+                .jsonPath("$.detail").value(detail -> assertThat((String) detail).startsWith("entries[2].cost: adds up").contains("to 12"))
+                .jsonPath("$.errors.length()").isEqualTo(1)
+                .jsonPath("$.errors[0].field").isEqualTo("entries[2].cost")
+                .jsonPath("$.errors[0].entries[0]").isEqualTo(0)
+                .jsonPath("$.errors[0].entries[1]").isEqualTo(2);
+    }
+
     /**
      * Answered at once, in a small body that does not quote the number (formatting one once built a billion
      * characters); the service still answers after.

@@ -73,6 +73,7 @@ class StoreDownIT {
                 .expectHeader().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON)
                 .expectBody(String.class)
                 .value(containsString("\"code\":\"store_unavailable\""))
+                .value(containsString("\"rules\":[\"login-ip\"]"))
                 .value(not(containsString("top-secret-pw")));
     }
 

@@ -1,4 +1,4 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.startup;
 
 import dev.tollgate.check.CheckServiceApplication;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.tracing;
 
 import org.springframework.boot.autoconfigure.AutoConfigurationImportFilter;
 import org.springframework.boot.autoconfigure.AutoConfigurationMetadata;
@@ -38,7 +38,7 @@ public final class TracingSwitch implements AutoConfigurationImportFilter, Envir
     }
 
     /** Whether spans are made and exported: Boot's default (on) unless the property says otherwise. */
-    static boolean tracing(Environment environment) {
+    public static boolean tracing(Environment environment) {
         if (environment.containsProperty(RETIRED)) {
             throw new IllegalStateException(RETIRED + " is no longer read (Spring Boot 4): set " + EXPORT
                     + " (MANAGEMENT_TRACING_EXPORT_ENABLED; the chart's tracing.enabled)");

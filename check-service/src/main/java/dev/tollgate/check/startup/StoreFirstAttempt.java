@@ -1,4 +1,4 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.startup;
 
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.store.RedisCounterStore;

@@ -1,4 +1,4 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.tracing;
 
 import io.lettuce.core.tracing.MicrometerTracing;
 import io.micrometer.observation.ObservationPredicate;

@@ -1,5 +1,6 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.startup;
 
+import dev.tollgate.check.tracing.TracingSwitch;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
 

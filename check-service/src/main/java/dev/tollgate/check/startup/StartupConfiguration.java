@@ -1,12 +1,17 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.startup;
 
+import dev.tollgate.limiter.Limiter;
+import dev.tollgate.store.RedisCounterStore;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.util.Set;
 
-/** Beans a pod does not need to serve, built only if something asks for them (README, "A fast pod, a fast start"). */
+/**
+ * How a pod starts: the beans it does not need to serve, built only if something asks for them, and the wait for
+ * the store's first connect attempt before the ports open (README, "A fast pod, a fast start").
+ */
 @Configuration(proxyBeanMethods = false)
 class StartupConfiguration {
 
@@ -22,5 +27,10 @@ class StartupConfiguration {
     static BeanFactoryPostProcessor lazyUnusedBeans() {
         return beans -> LAZY.stream().filter(beans::containsBeanDefinition)
                 .forEach(name -> beans.getBeanDefinition(name).setLazyInit(true));
+    }
+
+    @Bean
+    StoreFirstAttempt storeFirstAttempt(RedisCounterStore store, Limiter limiter) {
+        return new StoreFirstAttempt(store, limiter);
     }
 }

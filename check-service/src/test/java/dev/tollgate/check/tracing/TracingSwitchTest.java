@@ -1,4 +1,4 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.tracing;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;

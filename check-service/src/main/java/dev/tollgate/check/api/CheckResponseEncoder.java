@@ -1,4 +1,4 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.api;
 
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.EntryResult;

@@ -1,5 +1,6 @@
-package dev.tollgate.check.config;
+package dev.tollgate.check.startup;
 
+import dev.tollgate.check.tracing.TracingSwitch;
 import org.springframework.aot.AotDetector;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContribution;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
