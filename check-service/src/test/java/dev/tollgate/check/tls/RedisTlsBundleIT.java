@@ -174,7 +174,7 @@ public class RedisTlsBundleIT {
                 .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"acct_tls\"}]}")
                 .exchange().expectStatus().isOk().expectBody()
                 .jsonPath("$.verdict").isEqualTo("allow")
-                .jsonPath("$.entries[0].fail_open").doesNotExist();
+                .jsonPath("$.entries[0].fallback").doesNotExist();
     }
 
     /**
@@ -222,7 +222,7 @@ public class RedisTlsBundleIT {
                     .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"aot-tls\",\"key\":\"acct_aot_tls\"}]}")
                     .exchange().expectStatus().isOk().expectBody()
                     .jsonPath("$.entries[0].remaining").isEqualTo(4)
-                    .jsonPath("$.entries[0].fail_open").doesNotExist();
+                    .jsonPath("$.entries[0].fallback").doesNotExist();
         } finally {
             aot.close();
         }

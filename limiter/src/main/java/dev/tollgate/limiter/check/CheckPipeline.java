@@ -58,7 +58,7 @@ public final class CheckPipeline {
         this.local = new LocalStage(settings.optimizations(), nanoTime, metrics);
         this.store = new StoreStage(counters, breakers, local, failModes, metrics, clock, nanoTime, livePods);
         this.verdicts = new Verdicts(local, failModes, counters, metrics, usage);
-        this.priming = new Priming(counters, store);
+        this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods);
     }
 
     /** The longest {@link #prepare()} waits. */

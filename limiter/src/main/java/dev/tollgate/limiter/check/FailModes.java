@@ -21,7 +21,7 @@ import java.util.function.IntSupplier;
  */
 final class FailModes {
 
-    static final String FAIL_OPEN = "fail_open";
+    private static final String FAIL_OPEN = "fail_open";
 
     private final FallbackBuckets fallback;
     private final IntSupplier livePods;

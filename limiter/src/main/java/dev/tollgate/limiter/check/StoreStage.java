@@ -15,7 +15,6 @@ import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -92,23 +91,6 @@ final class StoreStage {
         });
     }
 
-    /**
-     * The script call alone, outside the breaker and what the pod learns: {@code Priming}'s, whose slow call on a
-     * cold JVM must neither open a breaker nor close one the traffic opened. Never completes exceptionally.
-     */
-    CompletableFuture<StoreResult> prime(KeyGroup group, Duration wait) {
-        CompletableFuture<StoreResult.Replied> called;
-        try {
-            breakers.forShard(store.shardOf(RedisKeys.hashTag(group.key())));
-            called = call(group);
-        } catch (RuntimeException e) {
-            called = CompletableFuture.failedFuture(e);
-        }
-        // through the deadline's timer too, whose first use starts the JDK's delayer thread
-        return Deadlines.within(called.handle((replied, error) -> error == null ? replied : new StoreResult.Failed(asStoreException(error))),
-                wait.toNanos(), PAST_DEADLINE);
-    }
-
     /** The group's script, from our clock; renamed once from the store's when a fixed window's name differs. */
     private CompletableFuture<StoreResult.Replied> call(KeyGroup group) {
         try {
@@ -172,7 +154,7 @@ final class StoreStage {
         return answer;
     }
 
-    static StoreException asStoreException(Throwable error) {
+    private static StoreException asStoreException(Throwable error) {
         Throwable cause = error;
         while (!(cause instanceof StoreException) && !(cause instanceof CallNotPermittedException) && cause.getCause() != null) {
             cause = cause.getCause();
