@@ -5,7 +5,6 @@ import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.fleet.Contender;
 import dev.tollgate.bench.fleet.Fleet;
 import dev.tollgate.bench.fleet.LocalAnswers;
-import dev.tollgate.bench.load.Answer;
 import dev.tollgate.bench.load.OpenLoop;
 import dev.tollgate.bench.load.Timeline;
 import dev.tollgate.bench.load.Timeline.Series;

@@ -4,7 +4,6 @@ import dev.tollgate.bench.Bench;
 import dev.tollgate.bench.BenchOptions;
 import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.load.OpenLoop;
-import dev.tollgate.bench.load.Stats;
 import dev.tollgate.bench.load.Timeline;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Section;
