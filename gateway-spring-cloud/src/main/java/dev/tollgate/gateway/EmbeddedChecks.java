@@ -55,7 +55,7 @@ final class EmbeddedChecks implements Checks {
             /** A mistake in the gateway's configuration (a cost above a rule's max_cost): not the caller's to pay for with a 500. */
             @Override
             public Mono<LimitAnswer> invalid(List<CheckProblem> problems) {
-                return byFailMode(request, ProblemCodes.INVALID_REQUEST, problems.get(0).describe(entry -> "entries[" + entry + "]"));
+                return byFailMode(request, ProblemCodes.INVALID_REQUEST, problems.get(0).describe());
             }
         }));
     }

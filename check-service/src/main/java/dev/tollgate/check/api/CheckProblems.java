@@ -92,7 +92,7 @@ final class CheckProblems {
 
     static ProblemDetail invalidRequest(List<CheckProblem> problems) {
         ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_REQUEST,
-                problems.get(0).describe(CheckProblems::entryName));
+                problems.get(0).describe());
         problem.setProperty("errors", problems.stream().map(CheckProblems::error).toList());
         return problem;
     }
@@ -100,16 +100,12 @@ final class CheckProblems {
     /** One item of {@code errors}; a problem about several entries (costs that add up) names them all. */
     private static Map<String, Object> error(CheckProblem problem) {
         Map<String, Object> error = new LinkedHashMap<>();
-        error.put("field", problem.path(CheckProblems::entryName));
+        error.put("field", problem.path());
         error.put("message", problem.message());
         if (problem.entries().size() > 1) {
             error.put("entries", problem.entries());
         }
         return error;
-    }
-
-    private static String entryName(int entry) {
-        return "entries[" + entry + "]";
     }
 
     /** The rules that failed closed are named, so whoever reads the answer knows which limit denied and why. */

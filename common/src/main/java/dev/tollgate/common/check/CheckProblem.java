@@ -29,7 +29,7 @@ public record CheckProblem(List<Integer> entries, String field, String message) 
 
     /** The field's path in the request as sent: {@code entries[2].cost}, {@code domain}. */
     public String path() {
-        return path(entry -> "entries[" + entry + "]");
+        return path(CheckProblem::entryName);
     }
 
     /**
@@ -45,7 +45,11 @@ public record CheckProblem(List<Integer> entries, String field, String message) 
     }
 
     /** The problem in one line, for a problem's {@code detail}: {@code entries[2].cost: must be ...}. */
-    public String describe(IntFunction<String> entryName) {
-        return path(entryName) + ": " + message;
+    public String describe() {
+        return path() + ": " + message;
+    }
+
+    private static String entryName(int entry) {
+        return "entries[" + entry + "]";
     }
 }
