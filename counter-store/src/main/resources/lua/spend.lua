@@ -44,8 +44,9 @@
 -- microseconds: at 25,000 tokens/s a slot is 40 us, and whole milliseconds would stretch each queued
 -- caller's hold 25-fold.
 --
--- Windows and logs: a denied call adds nothing. A window's counter lives one hour past its window (25 h
--- for a day); a log expires one window after its newest event.
+-- Windows and logs: a denied call adds nothing. A window's counter outlives its window by one window, at
+-- most an hour (25 h for a day, 2 s for a second: envoyproxy/ratelimit's per-second limits would otherwise
+-- keep 3,600 dead counters per key); a log expires one window after its newest event.
 local MAX_HOLD_MS = 1000
 local want, pods = tonumber(ARGV[1]), tonumber(ARGV[2])
 local t = redis.call('TIME')
@@ -188,7 +189,7 @@ for i = 1, n do
     local c = count[i]
     if grant > 0 then
       c = redis.call('INCRBY', KEYS[i], cost)
-      redis.call('PEXPIREAT', KEYS[i], start + window + 3600000)
+      redis.call('PEXPIREAT', KEYS[i], start + window + math.min(window, 3600000))
     end
     reply[2 * i + 2] = limit - c
     reply[2 * i + 3] = start + window - now

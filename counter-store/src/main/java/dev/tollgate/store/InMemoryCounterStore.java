@@ -191,7 +191,7 @@ public final class InMemoryCounterStore implements CounterStore {
                     long c = count[i];
                     if (grant > 0) {
                         c += cost;
-                        put(key, c, start + window + 3_600_000);
+                        put(key, c, start + window + Math.min(window, 3_600_000));
                     }
                     reply.add(limit - c);
                     reply.add(start + window - now);

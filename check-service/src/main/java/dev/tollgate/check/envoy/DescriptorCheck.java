@@ -9,20 +9,27 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * An Envoy request as the engine's check: one entry per descriptor that a mapping resolves to a rule,
  * costing its {@code hits_addend}. Descriptors with no rule get no entry and are answered OK, as
- * envoyproxy/ratelimit answers a descriptor it has no limit for.
+ * envoyproxy/ratelimit answers a descriptor it has no limit for; so are those whose limit another
+ * descriptor of the call {@code replaces}, and those that land on an {@code unlimited} node.
  *
- * @param request  the check, unless no descriptor resolved to a rule
- * @param entryOf  for each descriptor, its entry in the check, or -1
- * @param problems what makes the call no request at all (no domain, no descriptors, an empty descriptor);
- *                 empty when it can be checked
+ * @param request   the check, unless no descriptor resolved to a rule
+ * @param entryOf   for each descriptor, its entry in the check, or -1
+ * @param unlimited for each descriptor, whether its mapping says it has no limit
+ * @param details   for each entry of the check, its series name when its node counts hits per value
+ * @param unmatched descriptors no mapping resolved (not the unlimited, not the replaced)
+ * @param problems  what makes the call no request at all (no domain, no descriptors, an empty descriptor);
+ *                  empty when it can be checked
  */
-record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, List<CheckProblem> problems) {
+record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, boolean[] unlimited, List<Optional<String>> details,
+                       int unmatched, List<CheckProblem> problems) {
 
     static DescriptorCheck of(RateLimitRequest envoy, DescriptorBook book) {
         List<CheckProblem> problems = new ArrayList<>();
@@ -32,13 +39,14 @@ record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, List<Check
         if (envoy.getDescriptorsCount() == 0) {
             problems.add(CheckProblem.ofRequest("descriptors", "must hold at least one descriptor"));
         }
-        int[] entryOf = new int[envoy.getDescriptorsCount()];
-        List<CheckEntry> entries = new ArrayList<>();
-        for (int i = 0; i < envoy.getDescriptorsCount(); i++) {
+        int count = envoy.getDescriptorsCount();
+        List<Optional<DescriptorBook.Resolved>> resolved = new ArrayList<>(count);
+        Set<String> replaced = new HashSet<>();
+        for (int i = 0; i < count; i++) {
             RateLimitDescriptor descriptor = envoy.getDescriptors(i);
-            entryOf[i] = -1;
             if (descriptor.getEntriesCount() == 0) {
                 problems.add(CheckProblem.ofRequest("descriptors[" + i + "].entries", "must hold at least one entry"));
+                resolved.add(Optional.empty());
                 continue;
             }
             List<String> keys = new ArrayList<>(descriptor.getEntriesCount());
@@ -47,15 +55,32 @@ record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, List<Check
                 keys.add(entry.getKey());
                 values.add(entry.getValue());
             }
-            Optional<DescriptorBook.Resolved> resolved = book.resolve(envoy.getDomain(), keys, values);
-            if (resolved.isPresent()) {
+            Optional<DescriptorBook.Resolved> found = book.resolve(envoy.getDomain(), keys, values);
+            found.ifPresent(limit -> replaced.addAll(limit.replaces()));
+            resolved.add(found);
+        }
+        int[] entryOf = new int[count];
+        boolean[] unlimited = new boolean[count];
+        List<Optional<String>> details = new ArrayList<>();
+        List<CheckEntry> entries = new ArrayList<>();
+        int unmatched = 0;
+        for (int i = 0; i < count; i++) {
+            entryOf[i] = -1;
+            Optional<DescriptorBook.Resolved> found = resolved.get(i);
+            if (found.isEmpty()) {
+                unmatched += envoy.getDescriptors(i).getEntriesCount() == 0 ? 0 : 1;
+            } else if (found.get() instanceof DescriptorBook.Unlimited) {
+                unlimited[i] = true;
+            } else if (found.get() instanceof DescriptorBook.Limited limited
+                    && (limited.name().isEmpty() || !replaced.contains(limited.name().get()))) {
                 entryOf[i] = entries.size();
-                entries.add(new CheckEntry(resolved.get().rule(), resolved.get().key(), BigDecimal.valueOf(hits(envoy, descriptor))));
+                entries.add(new CheckEntry(limited.rule(), limited.key(), BigDecimal.valueOf(hits(envoy, envoy.getDescriptors(i)))));
+                details.add(limited.detail());
             }
         }
         Optional<CheckRequest> request = entries.isEmpty() || !problems.isEmpty()
                 ? Optional.empty() : Optional.of(new CheckRequest(envoy.getDomain(), entries));
-        return new DescriptorCheck(request, entryOf, List.copyOf(problems));
+        return new DescriptorCheck(request, entryOf, unlimited, List.copyOf(details), unmatched, List.copyOf(problems));
     }
 
     /**

@@ -17,6 +17,8 @@ import java.util.Map;
 final class EnvoyAnswers {
 
     private static final DescriptorStatus NO_LIMIT = DescriptorStatus.newBuilder().setCode(Code.OK).build();
+    /** envoyproxy/ratelimit's answer for an {@code unlimited} descriptor: OK, with all of uint32 remaining. */
+    private static final DescriptorStatus UNLIMITED = DescriptorStatus.newBuilder().setCode(Code.OK).setLimitRemaining(0xFFFF_FFFF).build();
     private static final DescriptorStatus FAILED_CLOSED = DescriptorStatus.newBuilder().setCode(Code.OVER_LIMIT).build();
     /** Why a call was answered without its store: for the gateway's logs and the client, never a verdict of its own. */
     static final String DEGRADED = "x-tollgate-degraded";
@@ -29,20 +31,25 @@ final class EnvoyAnswers {
     private EnvoyAnswers() {
     }
 
-    /** Every descriptor unmatched: nothing was checked, nothing limits the request. */
-    static RateLimitResponse noLimits(int descriptors) {
+    /** No descriptor resolved to a rule: nothing was checked, nothing limits the request. */
+    static RateLimitResponse noLimits(DescriptorCheck check) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OK);
-        for (int i = 0; i < descriptors; i++) {
-            answer.addStatuses(NO_LIMIT);
+        for (int i = 0; i < check.entryOf().length; i++) {
+            answer.addStatuses(unlimitedOrNone(check, i));
         }
         return answer.build();
+    }
+
+    private static DescriptorStatus unlimitedOrNone(DescriptorCheck check, int descriptor) {
+        return check.unlimited()[descriptor] ? UNLIMITED : NO_LIMIT;
     }
 
     static RateLimitResponse of(DescriptorCheck check, CheckResponse response) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder()
                 .setOverallCode(response.allowed() ? Code.OK : Code.OVER_LIMIT);
-        for (int entry : check.entryOf()) {
-            answer.addStatuses(entry < 0 ? NO_LIMIT : status(response.entries().get(entry)));
+        for (int i = 0; i < check.entryOf().length; i++) {
+            int entry = check.entryOf()[i];
+            answer.addStatuses(entry < 0 ? unlimitedOrNone(check, i) : status(response.entries().get(entry)));
         }
         for (Map.Entry<String, String> header : response.headers().entrySet()) {
             answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(header.getKey()).setValue(header.getValue()));
@@ -58,8 +65,9 @@ final class EnvoyAnswers {
      */
     static RateLimitResponse failedClosed(DescriptorCheck check, List<Integer> closedEntries, String reason) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OVER_LIMIT);
-        for (int entry : check.entryOf()) {
-            answer.addStatuses(entry >= 0 && closedEntries.contains(entry) ? FAILED_CLOSED : NO_LIMIT);
+        for (int i = 0; i < check.entryOf().length; i++) {
+            int entry = check.entryOf()[i];
+            answer.addStatuses(entry >= 0 && closedEntries.contains(entry) ? FAILED_CLOSED : unlimitedOrNone(check, i));
         }
         return answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(DEGRADED).setValue(reason)).build();
     }

@@ -81,9 +81,9 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
                         RlsMetrics.Outcome.INVALID);
                 return;
             }
-            metrics.unmatched(unmatched(check));
+            metrics.unmatched(check.unmatched());
             if (check.request().isEmpty()) {
-                call.answer(EnvoyAnswers.noLimits(request.getDescriptorsCount()), RlsMetrics.Outcome.OK);
+                call.answer(EnvoyAnswers.noLimits(check), RlsMetrics.Outcome.OK);
                 return;
             }
             checked = limiter.check(check.request().get());
@@ -108,7 +108,7 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
     }
 
     /** The engine's outcome as Envoy's answer: every outcome is a verdict Envoy applies, or an error it applies its own failure mode to. */
-    private static final class Answer implements Outcome.Cases<Void> {
+    private final class Answer implements Outcome.Cases<Void> {
 
         private final Call call;
         private final DescriptorCheck check;
@@ -120,6 +120,7 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
 
         @Override
         public Void answered(CheckResponse response) {
+            metrics.detailed(check, response);
             call.answer(EnvoyAnswers.of(check, response), response.allowed() ? RlsMetrics.Outcome.OK : RlsMetrics.Outcome.OVER_LIMIT);
             return null;
         }
@@ -144,16 +145,6 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
             call.fail(Status.INVALID_ARGUMENT.withDescription(check.describe(problems)), RlsMetrics.Outcome.INVALID);
             return null;
         }
-    }
-
-    private static int unmatched(DescriptorCheck check) {
-        int unmatched = 0;
-        for (int entry : check.entryOf()) {
-            if (entry < 0) {
-                unmatched++;
-            }
-        }
-        return unmatched;
     }
 
     /** One call's ending, exactly once: answered, failed or cancelled, whichever comes first. */

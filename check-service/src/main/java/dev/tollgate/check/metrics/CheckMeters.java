@@ -22,6 +22,7 @@ public final class CheckMeters {
     public static final String RLS_CALLS = "tollgate.rls.calls";
     public static final String RLS_IN_FLIGHT = "tollgate.rls.in_flight";
     public static final String RLS_DESCRIPTORS_UNMATCHED = "tollgate.rls.descriptors.unmatched";
+    public static final String RLS_DESCRIPTOR_HITS = "tollgate.rls.descriptor.hits";
 
     private CheckMeters() {
     }

@@ -12,7 +12,9 @@ import java.util.Set;
 
 /**
  * Decides whether a domain's descriptor mappings can be served: every node says what it matches, every
- * rule it names exists in that domain, every {@code limit_key} names a key on the node's path. Shared by
+ * rule it names exists in that domain, every {@code limit_key} names a key on the node's path, and
+ * envoyproxy/ratelimit's extras ({@code unlimited}, {@code replaces}, {@code share_threshold}, ...) stand
+ * where they mean something. Shared by
  * rules-service (422 on a bad mapping) and the pods (which refuse a snapshot or file that holds one).
  */
 public final class DescriptorValidator {
@@ -82,12 +84,38 @@ public final class DescriptorValidator {
         if (node.value() != null && (node.value().isEmpty() || !RuleValidator.isStorableText(node.value(), MAX_VALUE))) {
             violations.add(new Violation(at + ".value", "must be 1-" + MAX_VALUE + " characters, without control characters, or left out to match any value"));
         }
+        if (node.name() != null && (node.name().isEmpty() || !RuleValidator.isStorableText(node.name(), MAX_KEY))) {
+            violations.add(new Violation(at + ".name", "must be 1-" + MAX_KEY + " characters, without control characters"));
+        }
+        for (int r = 0; r < node.replaces().size(); r++) {
+            String replaced = node.replaces().get(r);
+            if (replaced == null || replaced.isEmpty() || !RuleValidator.isStorableText(replaced, MAX_KEY)) {
+                violations.add(new Violation(at + ".replaces[" + r + "]", "must name a limit: 1-" + MAX_KEY + " characters, without control characters"));
+            } else if (replaced.equals(node.name())) {
+                violations.add(new Violation(at + ".replaces[" + r + "]", "names this node itself"));
+            }
+        }
+        if (node.shareThreshold() && !node.wildcard()) {
+            violations.add(new Violation(at + ".share_threshold", "is only meaningful on a wildcard value (one holding *)"));
+        }
+        if (node.unlimited()) {
+            if (node.rule() != null) {
+                violations.add(new Violation(at + ".unlimited", "cannot be beside a rule: a node is limited by its rule or not at all"));
+            }
+            if (node.limitKey() != null || node.detailedMetric()) {
+                violations.add(new Violation(at + (node.limitKey() != null ? ".limit_key" : ".detailed_metric"), "is only meaningful beside a rule"));
+            }
+            return;
+        }
         if (node.rule() == null) {
             if (node.descriptors().isEmpty()) {
-                violations.add(new Violation(at, "names no rule and has no descriptors below it: it maps nothing"));
+                violations.add(new Violation(at, "names no rule, is not unlimited and has no descriptors below it: it maps nothing"));
             }
             if (node.limitKey() != null) {
                 violations.add(new Violation(at + ".limit_key", "is only meaningful beside a rule"));
+            }
+            if (node.detailedMetric() || !node.replaces().isEmpty()) {
+                violations.add(new Violation(at + (node.detailedMetric() ? ".detailed_metric" : ".replaces"), "is only meaningful beside a rule"));
             }
             return;
         }

@@ -26,7 +26,8 @@ public final class RuleValidator {
     static final int MAX_RATE = 10_000_000;
     static final int MAX_BURST = 100_000_000;
     static final int MAX_PERIOD_S = 86_400;
-    static final int MAX_WINDOW_S = 31 * 86_400;
+    /** envoyproxy/ratelimit's longest unit, its YEAR of 365 days, so that every one of its limits can be imported. */
+    static final int MAX_WINDOW_S = 365 * 86_400;
     /** burst × period_s at most this keeps milli-tokens × milliseconds below 10^15 in the script. */
     static final long MAX_BURST_TIMES_PERIOD = 1_000_000_000L;
     /**

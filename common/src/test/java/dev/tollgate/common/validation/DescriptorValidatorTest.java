@@ -49,7 +49,7 @@ class DescriptorValidatorTest {
     @Test
     void refusesANodeThatMapsNothing() {
         assertThat(messages(domain(new DescriptorNode("account", null, null, null, List.of()))))
-                .containsExactly("descriptors[0]: names no rule and has no descriptors below it: it maps nothing");
+                .containsExactly("descriptors[0]: names no rule, is not unlimited and has no descriptors below it: it maps nothing");
     }
 
     @Test
@@ -129,5 +129,26 @@ class DescriptorValidatorTest {
 
     private List<String> messages(DescriptorDomain mapping) {
         return validator.validate(mapping, RULES).stream().map(Violation::toString).toList();
+    }
+
+    @Test
+    void envoyproxyRatelimitsExtrasStandOnlyWhereTheyMeanSomething() {
+        DescriptorNode unlimitedWithRule = new DescriptorNode("account", null, "growth-global", null, true, null, null, false, false, List.of());
+        DescriptorNode selfReplacing = new DescriptorNode("route", null, "labels-route", null, false, "me", List.of("me", ""), false, false, List.of());
+        DescriptorNode plainShared = new DescriptorNode("plan", "free", "growth-global", null, false, null, null, true, false, List.of());
+        DescriptorNode detailedNothing = new DescriptorNode("ip", null, null, null, false, null, List.of("x"), false, true,
+                List.of(leaf("route", null, "labels-route", null)));
+        assertThat(messages(domain(unlimitedWithRule, selfReplacing, plainShared, detailedNothing))).containsExactly(
+                "descriptors[0].unlimited: cannot be beside a rule: a node is limited by its rule or not at all",
+                "descriptors[1].replaces[0]: names this node itself",
+                "descriptors[1].replaces[1]: must name a limit: 1-128 characters, without control characters",
+                "descriptors[2].share_threshold: is only meaningful on a wildcard value (one holding *)",
+                "descriptors[3].detailed_metric: is only meaningful beside a rule");
+    }
+
+    @Test
+    void anUnlimitedNodeMapsSomethingWithoutARule() {
+        assertThat(messages(domain(new DescriptorNode("plan", "premium", null, null, true, "premium", List.of("default"), false, false, List.of()))))
+                .isEmpty();
     }
 }
