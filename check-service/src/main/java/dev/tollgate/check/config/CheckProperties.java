@@ -35,10 +35,32 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
                               @Valid @DefaultValue Breaker breaker, @Valid @DefaultValue Region region,
                               @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
                               @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
-                              @Valid @DefaultValue Grpc grpc, @DefaultValue Access access, @Valid @DefaultValue Http http) {
+                              @Valid @DefaultValue Grpc grpc, @DefaultValue Access access, @Valid @DefaultValue Http http,
+                              @Valid @DefaultValue Envoy envoy) {
 
     public CheckProperties {
         redis = redis == null ? new Redis(null) : redis;
+    }
+
+    /** The Envoy directory is the pod's one source of rules: two would disagree on which limit holds, and nothing could say which won. */
+    @AssertTrue(message = "tollgate.envoy.config-dir cannot be set with tollgate.rules.service-url or tollgate.rules.file: it is the pod's rules")
+    public boolean isOneRuleSource() {
+        return !envoy.configured() || (!rules.watched() && !hasText(rules.file()));
+    }
+
+    /**
+     * envoyproxy/ratelimit's configuration files, served as they are (see the README's table of its fields).
+     *
+     * @param configDir      a directory of its YAML files: the pod's rules and descriptor mappings, instead of
+     *                       rules-service or a rules file
+     * @param reloadInterval how often the directory is looked at; a changed directory is applied when every
+     *                       file in it can be served, else the last good configuration stays
+     */
+    public record Envoy(String configDir, @DefaultValue("5s") @DurationMin(millis = 100) Duration reloadInterval) {
+
+        public boolean configured() {
+            return hasText(configDir);
+        }
     }
 
     /**

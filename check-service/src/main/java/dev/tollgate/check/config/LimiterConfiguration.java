@@ -4,6 +4,7 @@ import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.check.rules.ClientCredentialsToken;
 import dev.tollgate.check.rules.RulesFeed;
+import dev.tollgate.check.rules.EnvoyConfigDirectory;
 import dev.tollgate.check.rules.RulesFile;
 import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.check.rules.WatchToken;
@@ -120,7 +121,7 @@ class LimiterConfiguration {
 
     @Bean
     RuleBook ruleBook(CheckProperties properties, Clock clock) {
-        if (properties.rules().watched()) {
+        if (properties.rules().watched() || properties.envoy().configured()) {
             return new SnapshotRuleBook(clock, properties.region().name(), properties.region().defaultShare());
         }
         String file = properties.rules().file();
@@ -136,6 +137,15 @@ class LimiterConfiguration {
             descriptors.apply(RulesFile.readDocument(Path.of(file)).descriptorDomains());
         }
         return descriptors;
+    }
+
+    /** The pod's rules and mappings from envoyproxy/ratelimit's files, when tollgate.envoy.config-dir names them; else nothing to do. */
+    @Bean(initMethod = "start", destroyMethod = "close")
+    EnvoyConfigDirectory envoyConfigDirectory(CheckProperties properties, RuleBook ruleBook, DescriptorBook descriptors, MeterRegistry registry) {
+        CheckProperties.Envoy envoy = properties.envoy();
+        return envoy.configured()
+                ? EnvoyConfigDirectory.watching(Path.of(envoy.configDir()), envoy.reloadInterval(), (SnapshotRuleBook) ruleBook, descriptors, registry)
+                : EnvoyConfigDirectory.none();
     }
 
     /**

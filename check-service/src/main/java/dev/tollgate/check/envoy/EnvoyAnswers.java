@@ -19,7 +19,7 @@ final class EnvoyAnswers {
     private static final DescriptorStatus NO_LIMIT = DescriptorStatus.newBuilder().setCode(Code.OK).build();
     /** envoyproxy/ratelimit's answer for an {@code unlimited} descriptor: OK, with all of uint32 remaining. */
     private static final DescriptorStatus UNLIMITED = DescriptorStatus.newBuilder().setCode(Code.OK).setLimitRemaining(0xFFFF_FFFF).build();
-    private static final DescriptorStatus FAILED_CLOSED = DescriptorStatus.newBuilder().setCode(Code.OVER_LIMIT).build();
+    private static final DescriptorStatus OVER_LIMIT = DescriptorStatus.newBuilder().setCode(Code.OVER_LIMIT).build();
     /** Why a call was answered without its store: for the gateway's logs and the client, never a verdict of its own. */
     static final String DEGRADED = "x-tollgate-degraded";
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;
@@ -60,23 +60,31 @@ final class EnvoyAnswers {
     /**
      * A fail-closed rule's shard could not answer: the call is denied, each descriptor of a fail-closed rule
      * says OVER_LIMIT, the others OK (unspent, nothing known of their remaining), and a header says why.
-     *
-     * @param closed for each entry of the check, whether its rule fails closed
      */
     static RateLimitResponse failedClosed(DescriptorCheck check, List<Integer> closedEntries, String reason) {
+        return overLimit(check, closedEntries).toBuilder()
+                .addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(DEGRADED).setValue(reason)).build();
+    }
+
+    /** The call is denied by {@code deniedEntries} without a store's answer; the other descriptors say OK, unspent. */
+    static RateLimitResponse overLimit(DescriptorCheck check, List<Integer> deniedEntries) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OVER_LIMIT);
         for (int i = 0; i < check.entryOf().length; i++) {
             int entry = check.entryOf()[i];
-            answer.addStatuses(entry >= 0 && closedEntries.contains(entry) ? FAILED_CLOSED : unlimitedOrNone(check, i));
+            answer.addStatuses(entry >= 0 && deniedEntries.contains(entry) ? OVER_LIMIT : unlimitedOrNone(check, i));
         }
-        return answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(DEGRADED).setValue(reason)).build();
+        return answer.build();
     }
 
-    /** A shadow entry answers OK whatever it counted: shadow rules never deny, here either. */
+    /**
+     * A shadow entry answers OK whatever it counted: shadow rules never deny, here either. A denied entry has
+     * 0 remaining, as envoyproxy/ratelimit says it, though a smaller cost might still pass.
+     */
     private static DescriptorStatus status(EntryResult entry) {
+        boolean denied = entry.verdict() == Verdict.DENY;
         DescriptorStatus.Builder status = DescriptorStatus.newBuilder()
                 .setCode(entry.effectiveVerdict() == Verdict.DENY ? Code.OVER_LIMIT : Code.OK)
-                .setLimitRemaining(uint32(entry.remaining()))
+                .setLimitRemaining(denied ? 0 : uint32(entry.remaining()))
                 .setDurationUntilReset(duration(entry.resetMs()));
         if (entry.quota() != null && entry.windowS() != null) {
             status.setCurrentLimit(currentLimit(entry.rule(), entry.quota(), entry.windowS()));

@@ -139,9 +139,19 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
             return null;
         }
 
-        /** Nothing was spent: Envoy's caller is told which of its descriptors to fix. */
+        /**
+         * Nothing was spent. A cost above its rule's largest is a request that could never pass: its descriptors are
+         * OVER_LIMIT, as envoyproxy/ratelimit answers a hits_addend above the limit. An error would let Envoy allow
+         * it, and a hits_addend can come from a request header through Envoy's rate limit actions. Anything else is
+         * configuration only an operator sends (too many descriptors): INVALID_ARGUMENT, naming the descriptors.
+         */
         @Override
         public Void invalid(List<CheckProblem> problems) {
+            if (problems.stream().allMatch(problem -> problem.field().equals("cost") && !problem.entries().isEmpty())) {
+                List<Integer> tooCostly = problems.stream().flatMap(problem -> problem.entries().stream()).toList();
+                call.answer(EnvoyAnswers.overLimit(check, tooCostly), RlsMetrics.Outcome.OVER_LIMIT);
+                return null;
+            }
             call.fail(Status.INVALID_ARGUMENT.withDescription(check.describe(problems)), RlsMetrics.Outcome.INVALID);
             return null;
         }

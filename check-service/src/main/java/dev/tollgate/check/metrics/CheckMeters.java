@@ -18,6 +18,8 @@ public final class CheckMeters {
     public static final String RULES_WATCH_REFUSED = "tollgate.rules.watch.refused";
     public static final String RULES_SNAPSHOTS_REJECTED = "tollgate.rules.snapshots.rejected";
     public static final String RULES_TOKEN_FAILURES = "tollgate.rules.token.failures";
+    public static final String ENVOY_CONFIG_LOADS = "tollgate.envoy.config.loads";
+    public static final String ENVOY_CONFIG_DOMAINS = "tollgate.envoy.config.domains";
 
     public static final String RLS_CALLS = "tollgate.rls.calls";
     public static final String RLS_IN_FLIGHT = "tollgate.rls.in_flight";

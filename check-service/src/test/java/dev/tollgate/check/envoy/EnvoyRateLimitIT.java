@@ -219,6 +219,25 @@ class EnvoyRateLimitIT {
         return shown.replace("\t", "\\t").replace("\u0000", "\\0");
     }
 
+    /**
+     * A hits_addend above the rule's largest cost can never pass: OVER_LIMIT, as envoyproxy/ratelimit answers one above
+     * the limit. It was INVALID_ARGUMENT, which Envoy allows, and Envoy's actions can take hits_addend from a header.
+     */
+    @Test
+    void aCostAboveTheLargestIsOverLimitAndSpendsNothing() {
+        String account = account();
+        RateLimitDescriptor tooCostly = descriptor("account", account).toBuilder().setHitsAddend(UInt64Value.of(4)).build();
+        RateLimitResponse answer = podA.shouldRateLimit(request("envoy", descriptor("unknown_key", "x"), tooCostly));
+        assertThat(answer.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(answer.getStatusesList()).extracting(RateLimitResponse.DescriptorStatus::getCode).containsExactly(Code.OK, Code.OVER_LIMIT);
+        RateLimitResponse huge = podA.shouldRateLimit(request("envoy",
+                descriptor("account", account).toBuilder().setHitsAddend(UInt64Value.of(-1L)).build()));
+        assertThat(huge.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        // nothing was spent: the whole burst of 3 is still there
+        RateLimitResponse three = podA.shouldRateLimit(request("envoy", descriptor("account", account).toBuilder().setHitsAddend(UInt64Value.of(3)).build()));
+        assertThat(three.getOverallCode()).isEqualTo(Code.OK);
+    }
+
     @Test
     void badRequestsAreInvalidArgumentNamingTheDescriptor() {
         assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy")))
@@ -226,11 +245,10 @@ class EnvoyRateLimitIT {
                     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
                     assertThat(e.getStatus().getDescription()).contains("descriptors: must hold at least one descriptor");
                 });
-        RateLimitDescriptor tooCostly = descriptor("account", account()).toBuilder().setHitsAddend(UInt64Value.of(4)).build();
-        assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy", descriptor("unknown_key", "x"), tooCostly)))
+        assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy", descriptor("account", account()), RateLimitDescriptor.getDefaultInstance())))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
-                    assertThat(e.getStatus().getDescription()).startsWith("descriptors[1].cost is above the largest cost rule account-minute allows (3)");
+                    assertThat(e.getStatus().getDescription()).isEqualTo("descriptors[1].entries must hold at least one entry");
                 });
         assertThatThrownBy(() -> podA.shouldRateLimit(request("", descriptor("account", account()))))
                 .isInstanceOfSatisfying(StatusRuntimeException.class,
