@@ -77,7 +77,7 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
         try {
             check = DescriptorCheck.of(request, descriptors);
             if (!check.problems().isEmpty()) {
-                call.fail(Status.INVALID_ARGUMENT.withDescription(check.problems().get(0).describe()),
+                call.fail(Status.INVALID_ARGUMENT.withDescription(check.describe(check.problems())),
                         RlsMetrics.Outcome.INVALID);
                 return;
             }
