@@ -411,7 +411,7 @@ public final class TollgateClient implements AutoCloseable {
             return this;
         }
 
-        /** At most the deadline; unset or null, half the deadline and at most 500 ms (see {@link ClientSettings}). */
+        /** Shorter than the deadline; unset or null, half the deadline and at most 500 ms (see {@link ClientSettings}). */
         public Builder connectTimeout(Duration value) {
             this.connectTimeout = value;
             return this;
