@@ -9,8 +9,10 @@ package dev.tollgate.client;
 public record ClientFallback(Reason reason, String detail) {
 
     public enum Reason {
-        /** No pod could be connected to (refused, connect timeout, no pod known). */
+        /** No pod could be connected to (refused, connect timeout). */
         UNREACHABLE,
+        /** The pod source knows no pod (a headless Service with no ready pod, a DNS name that does not resolve). */
+        NO_PODS,
         /** No answer within the call's deadline. */
         DEADLINE,
         /** The connection broke after the check was sent, or a pod answered something that is not a check answer. */

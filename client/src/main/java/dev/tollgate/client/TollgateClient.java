@@ -8,6 +8,7 @@ import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.common.check.RateLimitHeaders;
 import dev.tollgate.common.wire.WireFormat;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
@@ -18,6 +19,9 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+import reactor.util.context.ContextView;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -30,41 +34,64 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * A client of {@code POST /v1/ratelimit:check}. Every call answers within its deadline: Tollgate's answer, or the
  * client's {@link FailMode} marked as a {@link ClientFallback}. Connections are pooled and kept alive per pod.
  *
  * <p>With several pods ({@link Builder#pods}, {@link Builder#podSource}) a check goes to its key's pod by rendezvous
- * hashing of the first entry's key, so that pod's leases and remembered denies serve the key; a pod that refuses
- * connections, does not connect within the connect timeout (half the deadline by default), or holds no rules yet is
- * skipped to the key's next pod within the same deadline. A check that may have reached a pod is never sent to a
- * second one: that could spend it twice. It is answered by the fail mode at its deadline, and if the pod had not begun
- * to answer, the pod is passed over like a refusing one by the checks after it, so a silent pod costs its keys one
- * deadline, not one each.
+ * hashing of the first entry's key, so that pod's leases and remembered denies serve the key. Each attempt at a pod
+ * runs within what is left of the check's deadline, and a pod that fails one (refuses or does not complete the
+ * connect within the connect timeout, half the deadline by default; has not begun to answer by the deadline; answers
+ * a server error) is marked down: every later check skips it for its key's next pod, until one check probes it
+ * ({@link PodPicker}). A check that may have reached a pod is never sent to a second one: that could spend it twice;
+ * it is answered by the fail mode. So a black-holed pod costs its keys one connect timeout, and a pod that accepts but
+ * never answers one deadline, not one each.
+ *
+ * <p>Optional: meters ({@link ClientMetrics}, through {@link Builder#meterRegistry}), the caller's W3C
+ * {@code traceparent} sent on the check (the Reactor context's {@link #TRACEPARENT}, else {@link Builder#traceparent}),
+ * and {@link #health()}. With no pod known it warns at most every {@value #NO_PODS_WARNING_EVERY_S} s.
  *
  * <p>Thread-safe; one per application. {@link #checkBlocking} must not be called on an event-loop thread.
  */
 public final class TollgateClient implements AutoCloseable {
 
+    /**
+     * The Reactor context key of the caller's W3C {@code traceparent}, sent as that header on the check:
+     * {@code client.check(request).contextWrite(Context.of(TollgateClient.TRACEPARENT, traceparent))}. Wins over
+     * {@link Builder#traceparent}; a value that is not a traceparent is not sent.
+     */
+    public static final String TRACEPARENT = "tollgate.traceparent";
+
     static final String CHECK_PATH = "/v1/ratelimit:check";
+    static final long NO_PODS_WARNING_EVERY_S = 30;
+    private static final Logger log = Loggers.getLogger(TollgateClient.class);
     private static final byte[] NO_BODY = new byte[0];
 
     private final ClientSettings settings;
     private final PodSource pods;
     private final PodPicker picker;
+    private final LongSupplier nanoTime;
     private final ConnectionProvider connections;
     private final LoopResources loops;
     private final HttpClient http;
     private final JsonMapper json;
     private final Fallbacks fallbacks;
+    private final ClientMeters meters;
+    private final Supplier<String> traceparents;
+    private final OccasionalWarning noPodsWarning;
     private final LongAdder connectionsOpened = new LongAdder();
 
-    private TollgateClient(ClientSettings settings, PodSource pods, String token) {
+    private TollgateClient(ClientSettings settings, PodSource pods, String token, MeterRegistry meterRegistry,
+                           Supplier<String> traceparents) {
         this.settings = settings;
         this.pods = pods;
-        this.picker = new PodPicker(pods, settings.podDownFor(), System::nanoTime);
+        this.nanoTime = System::nanoTime;
+        this.picker = new PodPicker(pods, settings.podDownFor(), settings.podDownForAtMost(), nanoTime);
         this.connections = ConnectionProvider.builder("tollgate-client")
                 .maxConnections(settings.maxConnectionsPerPod())
                 .pendingAcquireTimeout(settings.deadline())
@@ -93,6 +120,10 @@ public final class TollgateClient implements AutoCloseable {
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .build();
         this.fallbacks = new Fallbacks(settings.failMode());
+        // MicrometerClientMeters is loaded only here, with a registry: without Micrometer the client never names it
+        this.meters = meterRegistry == null ? ClientMeters.NONE : new MicrometerClientMeters(meterRegistry, picker);
+        this.traceparents = traceparents;
+        this.noPodsWarning = new OccasionalWarning(Duration.ofSeconds(NO_PODS_WARNING_EVERY_S), nanoTime);
     }
 
     public static Builder builder() {
@@ -106,32 +137,21 @@ public final class TollgateClient implements AutoCloseable {
 
     /**
      * The check, within the given deadline (connect, send and answer together, every pod tried included). A pod that
-     * has not begun to answer by then is passed over for {@code podDownFor}, so a deadline far below the pods' answer
-     * time moves keys off healthy pods.
+     * has not begun to answer by then is marked down, so a deadline far below the pods' answer time moves keys off
+     * healthy pods.
      */
     public Mono<CheckResult> check(CheckRequest request, Duration deadline) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(deadline, "deadline");
-        return Mono.defer(() -> {
-            byte[] body = json.writeValueAsBytes(request);
+        return Mono.deferContextual(context -> {
+            long started = nanoTime.getAsLong();
+            Call call = new Call(json.writeValueAsBytes(request), traceparent(context), deadline, started + deadline.toNanos());
             List<URI> order = picker.order(affinityKey(request));
-            if (order.isEmpty()) {
-                return fallbacks.answer(new ClientFallback(ClientFallback.Reason.UNREACHABLE, "no check-service pod is known"), null, null);
-            }
-            Progress progress = new Progress(order.get(0));
-            return attempt(order, 0, body, progress)
-                    .timeout(deadline)
-                    .onErrorResume(CallFailure.class, failure -> fallbacks.answer(failure.why(), failure, progress.pod))
-                    .onErrorResume(TimeoutException.class, late -> {
-                        URI pod = progress.pod;
-                        if (!progress.answering) {
-                            // a pod silent on a connection (a frozen JVM, a dead node behind a kept-alive connection)
-                            // raises no error of its own: unless its deadline marks it, each of its keys' checks pays one
-                            picker.failed(pod);
-                        }
-                        return fallbacks.answer(new ClientFallback(ClientFallback.Reason.DEADLINE,
-                                "no answer within " + deadline.toMillis() + " ms from " + pod), late, pod);
-                    });
+            Mono<CheckResult> answer = order.isEmpty()
+                    ? fallbacks.answer(noPods(), null, null)
+                    : attempt(call, order, 0).onErrorResume(CallFailure.class, failure -> fallbacks.answer(failure.why(), failure, failure.pod()));
+            return answer.doOnNext(result -> counted(result, started))
+                    .doOnError(failure -> countedFailure(failure, started));
         });
     }
 
@@ -145,6 +165,11 @@ public final class TollgateClient implements AutoCloseable {
         return check(request, deadline).block();
     }
 
+    /** The pods known and marked down now: no pod known means every check is the fail mode's. */
+    public ClientHealth health() {
+        return new ClientHealth(picker.known(), picker.down(), pods.describe());
+    }
+
     /** TCP connections opened since the client started: flat while the pool keeps them alive. */
     public long connectionsOpened() {
         return connectionsOpened.sum();
@@ -156,25 +181,77 @@ public final class TollgateClient implements AutoCloseable {
 
     @Override
     public void close() {
+        meters.close();
         connections.disposeLater().block(Duration.ofSeconds(5));
         loops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(Duration.ofSeconds(5));
         pods.close();
     }
 
-    private Mono<CheckResult> attempt(List<URI> order, int index, byte[] body, Progress progress) {
+    /** One check's request as sent to each pod it tries, and when its time is up. */
+    private record Call(byte[] body, String traceparent, Duration deadline, long deadlineAt) {
+    }
+
+    private String traceparent(ContextView context) {
+        Object given = context.getOrDefault(TRACEPARENT, null);
+        if (given == null && traceparents != null) {
+            given = traceparents.get();
+        }
+        return given instanceof String ? Traceparent.valid((String) given) : null;
+    }
+
+    private ClientFallback noPods() {
+        long checks = noPodsWarning.occurred();
+        if (checks > 0) {
+            log.warn("no check-service pod is known from {}: {} check(s) answered by the fail mode {} since the last warning, "
+                    + "the limits are not enforced", pods.describe(), checks, settings.failMode());
+        }
+        return new ClientFallback(ClientFallback.Reason.NO_PODS, "no check-service pod is known from " + pods.describe());
+    }
+
+    private void counted(CheckResult result, long started) {
+        long nanos = nanoTime.getAsLong() - started;
+        if (result.fallback() == null) {
+            meters.checked(result.allowed() ? ClientMetrics.ALLOW : ClientMetrics.DENY, ClientMetrics.NONE, nanos);
+        } else {
+            meters.checked(ClientMetrics.FALLBACK, ClientMetrics.reason(result.fallback().reason()), nanos);
+        }
+    }
+
+    private void countedFailure(Throwable failure, long started) {
+        long nanos = nanoTime.getAsLong() - started;
+        if (failure instanceof TollgateUnavailableException) {
+            meters.checked(ClientMetrics.FALLBACK, ClientMetrics.reason(((TollgateUnavailableException) failure).reason()), nanos);
+        } else if (failure instanceof TollgateProblemException) {
+            meters.checked(ClientMetrics.FALLBACK, ClientMetrics.PROBLEM, nanos);
+        } else {
+            meters.checked(ClientMetrics.FALLBACK, ClientMetrics.ERROR, nanos);
+        }
+    }
+
+    /**
+     * One pod, within what is left of the check's deadline: the attempt itself fails at the deadline, so the pod that
+     * left it unanswered is the one marked down. A failure that surely spent nothing moves on to the key's next pod.
+     */
+    private Mono<CheckResult> attempt(Call call, List<URI> order, int index) {
         URI pod = order.get(index);
-        progress.trying(pod);
-        return send(pod, body, progress)
-                .onErrorMap(failure -> !(failure instanceof CallFailure), failure -> transportFailure(pod, failure))
+        long left = call.deadlineAt() - nanoTime.getAsLong();
+        if (left <= 0) {
+            return Mono.error(new CallFailure(new ClientFallback(ClientFallback.Reason.DEADLINE, "no answer within "
+                    + call.deadline().toMillis() + " ms: none left to try " + pod), false, false, pod, null));
+        }
+        AtomicBoolean answering = new AtomicBoolean();
+        return send(pod, call, answering)
+                .timeout(Duration.ofNanos(left))
+                .onErrorMap(failure -> !(failure instanceof CallFailure), failure -> failure instanceof TimeoutException
+                        ? late(pod, call, answering.get(), failure)
+                        : transportFailure(pod, failure))
                 .flatMap(answer -> read(answer, pod))
-                .doOnNext(answered -> picker.answered(pod))
                 .onErrorResume(CallFailure.class, failure -> {
-                    if (failure.why().reason() == ClientFallback.Reason.CLOSED_RULE_UNAVAILABLE) {
-                        return Mono.error(failure);
+                    if (failure.podDown()) {
+                        picker.failed(pod);
                     }
-                    picker.failed(pod);
                     if (failure.nothingSpent() && index + 1 < order.size()) {
-                        return attempt(order, index + 1, body, progress);
+                        return attempt(call, order, index + 1);
                     }
                     return Mono.error(failure);
                 });
@@ -183,35 +260,14 @@ public final class TollgateClient implements AutoCloseable {
     private record Answer(int status, RateLimitHeaders headers, byte[] body) {
     }
 
-    /**
-     * Where one check stands when its deadline passes: the pod being tried, and whether its answer had begun (a pod
-     * that sends its head late is slow, not gone). Written on the event loop, read on the deadline's timer thread.
-     */
-    private static final class Progress {
-
-        private volatile URI pod;
-        private volatile boolean answering;
-
-        Progress(URI first) {
-            this.pod = first;
-        }
-
-        void trying(URI next) {
-            answering = false;
-            pod = next;
-        }
-
-        void answering() {
-            answering = true;
-        }
-    }
-
-    private Mono<Answer> send(URI pod, byte[] body, Progress progress) {
-        return http.post()
+    private Mono<Answer> send(URI pod, Call call, AtomicBoolean answering) {
+        HttpClient client = call.traceparent() == null ? http
+                : http.headers(headers -> headers.set(Traceparent.HEADER, call.traceparent()));
+        return client.post()
                 .uri(pod.resolve(CHECK_PATH))
-                .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(body)))
+                .send(Mono.fromSupplier(() -> Unpooled.wrappedBuffer(call.body())))
                 .responseSingle((response, content) -> {
-                    progress.answering();
+                    answering.set(true);
                     return content.asByteArray()
                             .defaultIfEmpty(NO_BODY)
                             .map(bytes -> new Answer(response.status().code(), headers(response.responseHeaders()), bytes));
@@ -223,38 +279,54 @@ public final class TollgateClient implements AutoCloseable {
                 headers.get(RateLimitHeaders.RETRY_AFTER));
     }
 
+    /**
+     * The deadline passed during the attempt. A pod silent on a connection (a frozen JVM, a dead node behind a
+     * kept-alive connection) raises no error of its own: unless its deadline marks it, each of its keys' checks pays
+     * one. One that had begun to answer is slow, not gone, and keeps its keys.
+     */
+    private static CallFailure late(URI pod, Call call, boolean answering, Throwable timeout) {
+        return new CallFailure(new ClientFallback(ClientFallback.Reason.DEADLINE, "no answer within " + call.deadline().toMillis()
+                + " ms from " + pod + (answering ? " (its answer had begun)" : "")), false, !answering, pod, timeout);
+    }
+
     /** A failure before any answer: retried on the next pod only when the check surely never left the client. */
     private static CallFailure transportFailure(URI pod, Throwable failure) {
         boolean neverConnected = failure instanceof ConnectException || failure instanceof ConnectTimeoutException
                 || failure.getCause() instanceof ConnectException;
         ClientFallback why = new ClientFallback(neverConnected ? ClientFallback.Reason.UNREACHABLE : ClientFallback.Reason.BROKEN_ANSWER,
                 pod + ": " + failure);
-        return new CallFailure(why, neverConnected, failure);
+        return new CallFailure(why, neverConnected, true, pod, failure);
     }
 
     private Mono<CheckResult> read(Answer answer, URI pod) {
         int status = answer.status();
         if (status == 200) {
             try {
-                return Mono.just(CheckResult.answered(json.readValue(answer.body(), CheckResponse.class), answer.headers(), pod));
+                CheckResult result = CheckResult.answered(json.readValue(answer.body(), CheckResponse.class), answer.headers(), pod);
+                picker.answered(pod);
+                return Mono.just(result);
             } catch (JacksonException notACheckAnswer) {
                 return Mono.error(new CallFailure(new ClientFallback(ClientFallback.Reason.BROKEN_ANSWER,
-                        pod + " answered 200 with a body that is not a check answer: " + notACheckAnswer.getOriginalMessage()), false, notACheckAnswer));
+                        pod + " answered 200 with a body that is not a check answer: " + notACheckAnswer.getOriginalMessage()), false, true, pod,
+                        notACheckAnswer));
             }
         }
         String code = problemCode(answer.body());
         if (status >= 400 && status < 500) {
+            // the pod works; the request is what is wrong
+            picker.answered(pod);
             return Mono.error(new TollgateProblemException(status, code, problemDetail(answer.body()),
                     new String(answer.body(), StandardCharsets.UTF_8)));
         }
         if (ProblemCodes.failedClosed(code)) {
+            picker.answered(pod);
             return Mono.error(new CallFailure(new ClientFallback(ClientFallback.Reason.CLOSED_RULE_UNAVAILABLE, pod + ": " + status + " " + code),
-                    false, null));
+                    false, false, pod, null));
         }
         // a pod without rules spent nothing and says so: its key's next pod may answer
         boolean nothingSpent = ProblemCodes.RULES_UNAVAILABLE.equals(code);
         return Mono.error(new CallFailure(new ClientFallback(ClientFallback.Reason.SERVER_ERROR, pod + ": " + status + " " + code),
-                nothingSpent, null));
+                nothingSpent, true, pod, null));
     }
 
     private String problemCode(byte[] body) {
@@ -298,6 +370,10 @@ public final class TollgateClient implements AutoCloseable {
         private Duration connectTimeout;
         private Duration idleTimeout = ClientSettings.DEFAULTS.idleTimeout();
         private Duration podDownFor = ClientSettings.DEFAULTS.podDownFor();
+        /** Null unless set: ClientSettings derives it from podDownFor. */
+        private Duration podDownForAtMost;
+        private MeterRegistry meterRegistry;
+        private Supplier<String> traceparents;
         private int eventLoopThreads = ClientSettings.DEFAULTS.eventLoopThreads();
         private String token;
 
@@ -335,7 +411,7 @@ public final class TollgateClient implements AutoCloseable {
             return this;
         }
 
-        /** At most the deadline; unset or null, half the deadline and at most 500 ms (see {@link ClientSettings}). */
+        /** Shorter than the deadline; unset or null, half the deadline and at most 500 ms (see {@link ClientSettings}). */
         public Builder connectTimeout(Duration value) {
             this.connectTimeout = value;
             return this;
@@ -346,8 +422,31 @@ public final class TollgateClient implements AutoCloseable {
             return this;
         }
 
+        /** How long a failed pod is skipped before one check probes it (default 1 s). */
         public Builder podDownFor(Duration value) {
             this.podDownFor = value;
+            return this;
+        }
+
+        /** The longest a failed pod waits for its next probe, each failed probe doubling the wait (default 15 s). */
+        public Builder podDownForAtMost(Duration value) {
+            this.podDownForAtMost = value;
+            return this;
+        }
+
+        /** Where the client's meters go ({@link ClientMetrics}); none when unset. Needs Micrometer, an optional dependency. */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        /**
+         * The W3C {@code traceparent} to send when the Reactor context has none ({@link #TRACEPARENT}), asked once per
+         * check on the thread that subscribes to it (the caller's, for {@code checkBlocking}): e.g. from a tracer's
+         * current span. Null or an invalid value: none is sent.
+         */
+        public Builder traceparent(Supplier<String> supplier) {
+            this.traceparents = supplier;
             return this;
         }
 
@@ -367,7 +466,7 @@ public final class TollgateClient implements AutoCloseable {
                 throw new IllegalStateException("say where Tollgate is: endpoint(URI), pods(List<URI>) or podSource(PodSource)");
             }
             return new TollgateClient(new ClientSettings(deadline, failMode, maxConnectionsPerPod, connectTimeout, idleTimeout, podDownFor,
-                    eventLoopThreads), pods, token);
+                    podDownForAtMost, eventLoopThreads), pods, token, meterRegistry, traceparents);
         }
     }
 }

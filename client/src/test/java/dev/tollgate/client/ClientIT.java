@@ -4,6 +4,7 @@ import dev.tollgate.client.affinity.DnsPodSource;
 import dev.tollgate.client.affinity.Rendezvous;
 import dev.tollgate.client.testing.BlackHole;
 import dev.tollgate.client.testing.CheckPod;
+import dev.tollgate.client.testing.HeadersSeen;
 import dev.tollgate.client.testing.LoopbackDns;
 import dev.tollgate.client.testing.SilentServer;
 import dev.tollgate.common.check.CheckEntry;
@@ -11,11 +12,15 @@ import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.RateLimitHeaders;
 import dev.tollgate.common.check.Verdict;
 import dev.tollgate.testsupport.redis.RedisCluster;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import reactor.util.context.Context;
 
 import java.net.ServerSocket;
 import java.net.URI;
@@ -27,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,12 +53,15 @@ class ClientIT {
     static CheckPod podA;
     static CheckPod podB;
     static TollgateClient client;
+    /** The traceparent of every request podA received. */
+    static final HeadersSeen traceparentsAtA = new HeadersSeen("traceparent");
 
     @BeforeAll
     static void startPods() {
         region = "client-it-" + UUID.randomUUID();
         port = CheckPod.portFreeOn("127.0.0.2", "127.0.0.3");
-        podA = CheckPod.start("127.0.0.2", port, RedisCluster.shared().seedUris(), region, "a", RULES, Map.of());
+        podA = CheckPod.start("127.0.0.2", port, RedisCluster.shared().seedUris(), region, "a", RULES, Map.of(),
+                context -> context.registerBean(HeadersSeen.class, () -> traceparentsAtA));
         podB = CheckPod.start("127.0.0.3", port, RedisCluster.shared().seedUris(), region, "b", RULES, Map.of());
         client = TollgateClient.builder().pods(List.of(podA.base(), podB.base())).deadline(DEADLINE).build();
         warmUp(client, podA, podB);
@@ -412,15 +421,175 @@ class ClientIT {
     }
 
     @Test
-    void noPodKnownIsUnreachable() throws Exception {
+    void noPodKnownIsTheFailModeCountedAsNoPodsAndUnhealthy() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (LoopbackDns dns = new LoopbackDns("nothing.test", List.of());
              TollgateClient none = TollgateClient.builder()
                      .podSource(DnsPodSource.start("nothing.test", port, Duration.ofMillis(200), dns.address()))
-                     .failMode(FailMode.DENY).build()) {
-            CheckResult result = none.checkBlocking(tight("acct_none"));
-            assertThat(result.verdict()).isEqualTo(Verdict.DENY);
-            assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.UNREACHABLE);
-            assertThat(result.pod()).isNull();
+                     .failMode(FailMode.DENY).meterRegistry(meters).build()) {
+            for (int i = 0; i < 3; i++) {
+                CheckResult result = none.checkBlocking(tight("acct_none"));
+                assertThat(result.verdict()).isEqualTo(Verdict.DENY);
+                assertThat(result.fallback().reason()).isEqualTo(ClientFallback.Reason.NO_PODS);
+                assertThat(result.fallback().detail()).contains("nothing.test");
+                assertThat(result.pod()).isNull();
+            }
+            assertThat(checks(meters, ClientMetrics.FALLBACK, "no_pods")).isEqualTo(3);
+            assertThat(meters.get(ClientMetrics.PODS_KNOWN).gauge().value()).isZero();
+            ClientHealth health = none.health();
+            System.out.println("the health of a client that knows no pod: " + health);
+            assertThat(health.podsKnown()).isFalse();
+            assertThat(health.source()).isEqualTo("the DNS A records of nothing.test (port " + port + ")");
+
+            dns.answer(List.of("127.0.0.2"));
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!none.health().podsKnown() && System.nanoTime() < until) {
+                Thread.sleep(50);
+            }
+            assertThat(none.health().podsKnown()).as("a pod listed again").isTrue();
+            assertThat(none.check(roomy("acct_none"), Duration.ofSeconds(30)).block().pod()).isEqualTo(podA.base());
+            assertThat(meters.get(ClientMetrics.PODS_KNOWN).gauge().value()).isEqualTo(1);
+        }
+        assertThat(meters.find(ClientMetrics.PODS_KNOWN).gauge()).as("a closed client's gauges go with it").isNull();
+    }
+
+    static double checks(SimpleMeterRegistry meters, String outcome, String reason) {
+        Counter counter = meters.find(ClientMetrics.CHECKS).tags(ClientMetrics.OUTCOME, outcome, ClientMetrics.REASON, reason).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Test
+    void theMetersCountEveryOutcomeAndItsReason() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        int closed;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            closed = probe.getLocalPort();
+        }
+        String key = "acct_" + UUID.randomUUID();
+        try (TollgateClient metered = TollgateClient.builder().endpoint(podA.base()).deadline(DEADLINE).meterRegistry(meters).build();
+             SilentServer silent = new SilentServer();
+             TollgateClient late = TollgateClient.builder().endpoint(silent.base()).deadline(Duration.ofMillis(300)).meterRegistry(meters).build();
+             TollgateClient refused = TollgateClient.builder().endpoint(URI.create("http://127.0.0.1:" + closed)).meterRegistry(meters)
+                     .failMode(FailMode.ERROR).build()) {
+            for (int i = 0; i < 4; i++) {
+                metered.checkBlocking(tight(key));
+            }
+            assertThatThrownBy(() -> metered.checkBlocking(new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", key, 0)))))
+                    .isInstanceOf(TollgateProblemException.class);
+            assertThat(late.checkBlocking(tight(key)).fallback().reason()).isEqualTo(ClientFallback.Reason.DEADLINE);
+            assertThatThrownBy(() -> refused.checkBlocking(tight(key))).isInstanceOf(TollgateUnavailableException.class);
+
+            assertThat(checks(meters, ClientMetrics.ALLOW, ClientMetrics.NONE)).isEqualTo(3);
+            assertThat(checks(meters, ClientMetrics.DENY, ClientMetrics.NONE)).isEqualTo(1);
+            assertThat(checks(meters, ClientMetrics.FALLBACK, ClientMetrics.PROBLEM)).isEqualTo(1);
+            assertThat(checks(meters, ClientMetrics.FALLBACK, "timeout")).isEqualTo(1);
+            assertThat(checks(meters, ClientMetrics.FALLBACK, "connect")).as("under FailMode.ERROR too").isEqualTo(1);
+            Timer allowed = meters.get(ClientMetrics.CHECK_DURATION).tag(ClientMetrics.OUTCOME, ClientMetrics.ALLOW).timer();
+            assertThat(allowed.count()).isEqualTo(3);
+            Timer fallbacks = meters.get(ClientMetrics.CHECK_DURATION).tag(ClientMetrics.OUTCOME, ClientMetrics.FALLBACK).timer();
+            assertThat(fallbacks.max(TimeUnit.MILLISECONDS)).as("the silent pod's deadline").isGreaterThanOrEqualTo(295);
+            // the silent pod and the refusing one failed; the pod that answered a problem did not
+            assertThat(late.health().downPods()).isEqualTo(1);
+            assertThat(refused.health().downPods()).isEqualTo(1);
+            assertThat(metered.health()).isEqualTo(new ClientHealth(1, 0, "the fixed address " + podA.base()));
+            System.out.println("the client's meters: " + meters.getMetersAsString());
+        }
+    }
+
+    @Test
+    void aBlackHoledPodCostsItsKeysOneDeadlineNotOnePerCheck() throws Exception {
+        Duration deadline = Duration.ofMillis(400);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (BlackHole dead = new BlackHole();
+             TollgateClient two = TollgateClient.builder().pods(List.of(podA.base(), dead.base())).deadline(deadline)
+                     .podDownFor(Duration.ofSeconds(10)).meterRegistry(meters).build()) {
+            List<String> deadsKeys = keysFirstOn(dead.base(), List.of(podA.base(), dead.base()), 40);
+            assertThat(two.check(roomy("acct_warm_" + UUID.randomUUID()), Duration.ofSeconds(30)).block().fallback()).isNull();
+            int checks = deadsKeys.size();
+            long started = System.nanoTime();
+            for (String key : deadsKeys) {
+                CheckResult result = two.checkBlocking(roomy(key));
+                assertThat(result.fallback()).as("key %s: nothing was sent to the dead pod, so its next pod answers", key).isNull();
+                assertThat(result.pod()).isEqualTo(podA.base());
+            }
+            long tookMs = (System.nanoTime() - started) / 1_000_000;
+            System.out.printf("%d checks of a black-holed pod's keys (deadline %d ms, connect timeout %d ms): %d ms in all%n", checks,
+                    deadline.toMillis(), two.settings().connectTimeout().toMillis(), tookMs);
+            // one connect timeout (200 ms) for the first, a few ms for each after it; one timeout each would be 8 s
+            assertThat(tookMs).as("all %d checks together", checks).isLessThan(deadline.toMillis() * 4);
+            assertThat(two.health().downPods()).isEqualTo(1);
+            assertThat(meters.get(ClientMetrics.PODS_DOWN).gauge().value()).isEqualTo(1);
+            assertThat(meters.get(ClientMetrics.PODS_KNOWN).gauge().value()).isEqualTo(2);
+            assertThat(checks(meters, ClientMetrics.ALLOW, ClientMetrics.NONE)).isEqualTo(checks + 1);
+        }
+    }
+
+    @Test
+    void aPodThatComesBackGetsItsKeysBackAfterItsProbe() throws Exception {
+        BlackHole dead = new BlackHole();
+        URI address = dead.base();
+        List<URI> pods = List.of(podA.base(), address);
+        String key = keysFirstOn(address, pods, 1).get(0);
+        CheckPod back = null;
+        try (TollgateClient two = TollgateClient.builder().pods(pods).deadline(DEADLINE)
+                .podDownFor(Duration.ofMillis(300)).podDownForAtMost(Duration.ofSeconds(1)).build()) {
+            assertThat(two.checkBlocking(roomy(key)).pod()).as("while its pod is black-holed").isEqualTo(podA.base());
+            assertThat(two.health().downPods()).isEqualTo(1);
+
+            dead.close();
+            back = CheckPod.start("127.0.0.1", address.getPort(), RedisCluster.shared().seedUris(), region, "back", RULES, Map.of());
+            warmUp(two, back);
+            long ready = System.nanoTime();
+            CheckResult result;
+            do {
+                result = two.checkBlocking(roomy(key));
+                assertThat(result.fallback()).as("a probe that fails moves on to the next pod").isNull();
+                Thread.sleep(20);
+            } while (!result.pod().equals(address) && System.nanoTime() - ready < Duration.ofSeconds(20).toNanos());
+            long tookMs = (System.nanoTime() - ready) / 1_000_000;
+            System.out.printf("the key came back to its pod %d ms after it was ready (probes every 300 ms, doubling to 1 s)%n", tookMs);
+            assertThat(result.pod()).isEqualTo(address);
+            assertThat(tookMs).as("within the longest wait for a probe, with room for a loaded box").isLessThan(5_000);
+            assertThat(two.health().downPods()).isZero();
+            for (int i = 0; i < 5; i++) {
+                assertThat(two.checkBlocking(roomy(key)).pod()).isEqualTo(address);
+            }
+        } finally {
+            dead.close();
+            if (back != null) {
+                back.close();
+            }
+        }
+    }
+
+    /** Keys whose first pod, by rendezvous over these pods, is the given one. */
+    static List<String> keysFirstOn(URI pod, List<URI> pods, int count) {
+        Rendezvous ring = Rendezvous.of(pods.stream().map(uri -> uri.getHost() + ":" + uri.getPort()).toList());
+        int index = pods.indexOf(pod);
+        List<String> keys = new ArrayList<>();
+        String run = UUID.randomUUID().toString();
+        for (int i = 0; keys.size() < count; i++) {
+            String key = "acct_" + run + "_" + i;
+            if (ring.first(key) == index) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    @Test
+    void sendsTheCallersTraceparent() {
+        String fromContext = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        String fromHook = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        try (TollgateClient traced = TollgateClient.builder().endpoint(podA.base()).deadline(DEADLINE).traceparent(() -> fromHook).build();
+             TollgateClient untraced = TollgateClient.builder().endpoint(podA.base()).deadline(DEADLINE).build()) {
+            traceparentsAtA.clear();
+            assertThat(traced.check(roomy("acct_traced")).contextWrite(Context.of(TollgateClient.TRACEPARENT, fromContext)).block().fallback())
+                    .isNull();
+            traced.checkBlocking(roomy("acct_traced"));
+            untraced.check(roomy("acct_traced")).contextWrite(Context.of(TollgateClient.TRACEPARENT, "not a traceparent\r\nX-Evil: 1")).block();
+            untraced.checkBlocking(roomy("acct_traced"));
+            assertThat(traceparentsAtA.values()).containsExactly(fromContext, fromHook, HeadersSeen.ABSENT, HeadersSeen.ABSENT);
         }
     }
 }

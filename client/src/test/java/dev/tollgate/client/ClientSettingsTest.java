@@ -38,4 +38,32 @@ class ClientSettingsTest {
                 .hasMessageContaining("connectTimeout (500 ms)")
                 .hasMessageContaining("deadline (100 ms)");
     }
+
+    @Test
+    void aConnectTimeoutAsLongAsTheDeadlineIsRefusedToo() {
+        // the deadline and the connect would race: the pod that drops SYNs is then never passed over nor marked down
+        assertThatThrownBy(() -> TollgateClient.builder().endpoint(NOWHERE).deadline(Duration.ofMillis(100))
+                .connectTimeout(Duration.ofMillis(100)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not shorter than the deadline");
+        assertThatThrownBy(() -> TollgateClient.builder().endpoint(NOWHERE).deadline(Duration.ofMillis(1)).build())
+                .hasMessageContaining("at least 2 ms");
+    }
+
+    @Test
+    void aPodIsProbedAfterOneSecondThenBackingOffToFifteen() {
+        assertThat(ClientSettings.DEFAULTS.podDownFor()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(ClientSettings.DEFAULTS.podDownForAtMost()).isEqualTo(Duration.ofSeconds(15));
+        try (TollgateClient patient = TollgateClient.builder().endpoint(NOWHERE).podDownFor(Duration.ofMinutes(1)).build()) {
+            assertThat(patient.settings().podDownForAtMost()).as("never below the first interval").isEqualTo(Duration.ofMinutes(1));
+        }
+    }
+
+    @Test
+    void aCapBelowTheFirstIntervalIsRefusedAtStartUp() {
+        assertThatThrownBy(() -> TollgateClient.builder().endpoint(NOWHERE).podDownFor(Duration.ofSeconds(2))
+                .podDownForAtMost(Duration.ofSeconds(1)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("podDownForAtMost (1000 ms) is shorter than podDownFor (2000 ms)");
+    }
 }

@@ -6,19 +6,25 @@ import dev.tollgate.gateway.key.AccountKeyResolver;
 import dev.tollgate.gateway.key.IpKeyResolver;
 import dev.tollgate.gateway.key.RouteKeyResolver;
 import dev.tollgate.limiter.Limiter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.cloud.gateway.config.GatewayAutoConfiguration;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 
 /**
  * The limiter ({@code tollgateRateLimiter}) and the key resolvers ({@code tollgateAccountKeyResolver}, the default;
- * {@code tollgateRouteKeyResolver}, {@code tollgateIpKeyResolver}) for routes to name. Before Spring Cloud Gateway's
+ * {@code tollgateRouteKeyResolver}, {@code tollgateIpKeyResolver}) for routes to name; in client mode also the
+ * client's meters on the application's registry, its {@code tollgateClient} health indicator (with the actuator) and
+ * the caller's {@code traceparent} forwarded on each check. Before Spring Cloud Gateway's
  * own configuration, whose {@code RequestRateLimiter} filter exists only when a limiter and a resolver already do.
  * {@code tollgate.gateway.enabled=false} turns it off.
  */
@@ -30,7 +36,7 @@ public class TollgateGatewayAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "client", matchIfMissing = true)
-    TollgateClient tollgateClient(TollgateGatewayProperties properties) {
+    TollgateClient tollgateClient(TollgateGatewayProperties properties, ObjectProvider<TollgateClientCustomizer> customizers) {
         TollgateGatewayProperties.Client client = properties.client();
         if (client.sourcesGiven() != 1) {
             throw new IllegalStateException("tell the Tollgate gateway limiter where check-service is with exactly one of "
@@ -46,7 +52,45 @@ public class TollgateGatewayAutoConfiguration {
         } else {
             builder.podSource(DnsPodSource.start(client.dnsService(), client.dnsPort(), client.dnsRefresh()));
         }
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
+    }
+
+    /** The caller's traceparent on the check, in client mode (the embedded engine makes no call to carry it on). */
+    @Bean
+    @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "client", matchIfMissing = true)
+    TraceparentForwarding tollgateTraceparentForwarding() {
+        return new TraceparentForwarding();
+    }
+
+    /** The client's meters (tollgate.client.*) on the application's registry, when Micrometer and a registry are there. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    static class ClientMeters {
+
+        @Bean
+        TollgateClientCustomizer tollgateClientMeters(ObjectProvider<MeterRegistry> registry) {
+            return builder -> {
+                MeterRegistry meters = registry.getIfUnique();
+                if (meters != null) {
+                    builder.meterRegistry(meters);
+                }
+            };
+        }
+    }
+
+    /** {@code tollgateClient} in the health endpoint, with Spring Boot's health support on the class path (the actuator). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    @ConditionalOnEnabledHealthIndicator("tollgate-client")
+    @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "client", matchIfMissing = true)
+    static class ClientHealth {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "tollgateClientHealthIndicator")
+        TollgateClientHealthIndicator tollgateClientHealthIndicator(TollgateClient client) {
+            return new TollgateClientHealthIndicator(client);
+        }
     }
 
     @Bean

@@ -1,8 +1,14 @@
 package dev.tollgate.gateway;
 
+import dev.tollgate.client.ClientMetrics;
 import dev.tollgate.client.testing.CheckPod;
+import dev.tollgate.client.testing.HeadersSeen;
+import dev.tollgate.client.testing.LoopbackDns;
 import dev.tollgate.gateway.app.EmbeddedEngine;
 import dev.tollgate.gateway.app.GatewayApp;
+import dev.tollgate.gateway.app.NoPodsClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,6 +60,8 @@ class GatewayIT {
     static URI gatewayOnA;
     static URI gatewayOnB;
     static URI gatewayEmbedded;
+    static final Map<URI, ConfigurableApplicationContext> gateways = new LinkedHashMap<>();
+    static final HeadersSeen traceparentsAtA = new HeadersSeen("traceparent");
 
     @BeforeAll
     static void start() {
@@ -62,7 +70,8 @@ class GatewayIT {
         Map<String, String> podOnly = Map.of("spring.cloud.gateway.server.webflux.enabled", "false",
                 "spring.cloud.gateway.server.webflux.redis.enabled", "false", "tollgate.gateway.enabled", "false");
         List<String> seeds = RedisCluster.shared().seedUris();
-        podA = CheckPod.start("127.0.0.1", 0, seeds, region, "a", RULES, podOnly);
+        podA = CheckPod.start("127.0.0.1", 0, seeds, region, "a", RULES, podOnly,
+                context -> context.registerBean(HeadersSeen.class, () -> traceparentsAtA));
         started.add(podA);
         podB = CheckPod.start("127.0.0.1", 0, seeds, region, "b", RULES, podOnly);
         started.add(podB);
@@ -93,6 +102,8 @@ class GatewayIT {
         all.put("management.metrics.use-global-registry", "false");
         all.put("backend.url", "http://127.0.0.1:" + backend.port());
         all.put("tollgate.gateway.client.deadline", DEADLINE);
+        // /actuator/health/tollgateClient answers only where components are shown
+        all.put("management.endpoint.health.show-details", "always");
         // check-service's classes bring grpc-java with its shaded Netty, which Spring Cloud Gateway's JSON-to-gRPC filter
         // takes for grpc-netty (io.grpc.Channel present, io.grpc.netty missing) and fails to start on
         all.put("spring.cloud.gateway.server.webflux.filter.json-to-grpc.enabled", "false");
@@ -107,7 +118,9 @@ class GatewayIT {
                 .initializers(CheckPod::useOwnEventLoops)
                 .run(all.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new));
         started.add(context::close);
-        return URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+        URI uri = URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
+        gateways.put(uri, context);
+        return uri;
     }
 
     @AfterAll
@@ -122,10 +135,15 @@ class GatewayIT {
     }
 
     static HttpResponse<String> get(URI gateway, String path, String account) {
+        return get(gateway, path, account, Map.of());
+    }
+
+    static HttpResponse<String> get(URI gateway, String path, String account, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(gateway.resolve(path)).timeout(Duration.ofSeconds(30));
         if (account != null) {
             request.header("X-Account-Id", account);
         }
+        headers.forEach(request::header);
         try {
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
@@ -229,5 +247,57 @@ class GatewayIT {
 
         URI failingOpen = gateway(Map.of("tollgate.gateway.client.endpoint", "http://127.0.0.1:" + closed, "tollgate.gateway.fail-mode", "allow"));
         assertThat(get(failingOpen, "/v1/labels/z", "acct_" + UUID.randomUUID()).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void forwardsTheCallersTraceparentOnTheCheck() {
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        traceparentsAtA.clear();
+        assertThat(get(gatewayOnA, "/v1/labels/traced", "acct_" + UUID.randomUUID(), Map.of("traceparent", traceparent)).statusCode())
+                .isEqualTo(200);
+        assertThat(get(gatewayOnA, "/v1/labels/untraced", "acct_" + UUID.randomUUID()).statusCode()).isEqualTo(200);
+        assertThat(traceparentsAtA.values()).containsExactly(traceparent, HeadersSeen.ABSENT);
+    }
+
+    @Test
+    void countsItsChecksOnTheApplicationsMeterRegistryAndIsHealthyWithAPod() {
+        MeterRegistry meters = gateways.get(gatewayOnA).getBean(MeterRegistry.class);
+        double allowedBefore = checks(meters, ClientMetrics.ALLOW, ClientMetrics.NONE);
+        double deniedBefore = checks(meters, ClientMetrics.DENY, ClientMetrics.NONE);
+        String account = "acct_" + UUID.randomUUID();
+        for (int i = 0; i < 6; i++) {
+            get(gatewayOnA, "/v1/labels/counted", account);
+        }
+        assertThat(checks(meters, ClientMetrics.ALLOW, ClientMetrics.NONE) - allowedBefore).isEqualTo(5);
+        assertThat(checks(meters, ClientMetrics.DENY, ClientMetrics.NONE) - deniedBefore).isEqualTo(1);
+        assertThat(meters.get(ClientMetrics.PODS_KNOWN).gauge().value()).isEqualTo(1);
+
+        HttpResponse<String> health = get(gatewayOnA, "/actuator/health/tollgateClient", null);
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).contains("\"status\":\"UP\"");
+        assertThat(gateways.get(gatewayEmbedded).getBeanNamesForType(TollgateClientHealthIndicator.class))
+                .as("the embedded engine has no client to be down").isEmpty();
+    }
+
+    @Test
+    void aGatewayThatKnowsNoPodIsDownInItsHealthCountsNoPodsAndFailsOpen() throws Exception {
+        try (LoopbackDns dns = new LoopbackDns("tollgate-check-service-headless.test", List.of())) {
+            URI gateway = gateway(Map.of("test.dns-port", Integer.toString(dns.address().getPort())), NoPodsClient.class);
+            HttpResponse<String> passed = get(gateway, "/v1/labels/nopods", "acct_" + UUID.randomUUID());
+            assertThat(passed.statusCode()).as("the fail mode, allow").isEqualTo(200);
+            MeterRegistry meters = gateways.get(gateway).getBean(MeterRegistry.class);
+            assertThat(checks(meters, ClientMetrics.FALLBACK, "no_pods")).isEqualTo(1);
+
+            HttpResponse<String> health = get(gateway, "/actuator/health/tollgateClient", null);
+            System.out.println("a gateway that knows no pod: " + health.statusCode() + " " + health.body());
+            assertThat(health.statusCode()).isEqualTo(503);
+            assertThat(health.body()).contains("\"status\":\"DOWN\"", "\"knownPods\":0", "tollgate-check-service-headless.test");
+            assertThat(get(gateway, "/actuator/health", null).statusCode()).as("the whole health with it").isEqualTo(503);
+        }
+    }
+
+    static double checks(MeterRegistry meters, String outcome, String reason) {
+        Counter counter = meters.find(ClientMetrics.CHECKS).tags(ClientMetrics.OUTCOME, outcome, ClientMetrics.REASON, reason).counter();
+        return counter == null ? 0 : counter.count();
     }
 }

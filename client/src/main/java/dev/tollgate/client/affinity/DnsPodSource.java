@@ -127,6 +127,11 @@ public final class DnsPodSource implements PodSource {
     }
 
     @Override
+    public String describe() {
+        return "the DNS A records of " + host + " (port " + port + ")";
+    }
+
+    @Override
     public void close() {
         resolver.close();
         loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);

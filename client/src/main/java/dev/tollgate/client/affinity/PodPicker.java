@@ -9,29 +9,60 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The pods a key's check tries, in order: the key's rendezvous order over the pods known now, pods that failed in
- * the last {@code downFor} moved to the end (still tried when nothing else is left). A failed pod is skipped at
- * once by every later check, instead of each check paying its refused connect first; after {@code downFor} it is
- * tried again, and its keys come back to it.
+ * The pods a key's check tries, in order: the key's rendezvous order over the pods known now, pods marked down moved
+ * to the end (still tried when nothing else is left). A pod is marked down by a failure (a refused or timed-out
+ * connect, a deadline it had not begun to answer by, a server error); every later check skips it at once instead of
+ * paying for that failure again, so its keys go to their next pod.
+ *
+ * <p>A down pod gets its keys back only through a probe: once its time is up, the first check whose key ranks it
+ * first is sent to it, and only that one; the others keep skipping it until the probe ends. A probe that fails marks
+ * it down for twice as long, up to {@code downForAtMost}; one that gets an answer brings it back for every key. So a
+ * dead pod costs one check per interval, not its whole share of the traffic each time its mark runs out.
+ *
+ * <p>The transitions, all on one pod's entry:
+ * <pre>
+ *   up ──failed──▶ down(first)            down ──failed──▶ down (unchanged: a check sent before it was marked)
+ *   down, time up ──a key's first──▶ probing        probing ──failed──▶ down(twice as long, at most the cap)
+ *   down or probing ──answered──▶ up      probing, unreported for its interval ──▶ probed again
+ * </pre>
  */
 public final class PodPicker {
 
     private final PodSource source;
-    private final long downForNanos;
+    private final long firstDownNanos;
+    private final long longestDownNanos;
     private final LongSupplier nanoTime;
-    private final Map<URI, Long> downUntil = new ConcurrentHashMap<>();
+    private final Map<URI, Down> downs = new ConcurrentHashMap<>();
     private volatile Ring ring = new Ring(List.of(), Rendezvous.of(List.of()));
 
     private record Ring(List<URI> pods, Rendezvous rendezvous) {
     }
 
-    public PodPicker(PodSource source, Duration downFor, LongSupplier nanoTime) {
+    /**
+     * A pod marked down: skipped until {@code until}, then probed by one check.
+     *
+     * @param forNanos the interval it was marked for, doubled by each failed probe
+     * @param probing  one check was sent to it as the probe at {@code until - forNanos}; until is then the time after
+     *                 which an unreported probe (a cancelled call) is given up and another one sent
+     */
+    private record Down(long until, long forNanos, boolean probing) {
+    }
+
+    /**
+     * @param downFor       how long a pod is skipped after its first failure
+     * @param downForAtMost the longest it is skipped after failed probes (at least {@code downFor})
+     */
+    public PodPicker(PodSource source, Duration downFor, Duration downForAtMost, LongSupplier nanoTime) {
+        if (downForAtMost.compareTo(downFor) < 0) {
+            throw new IllegalArgumentException("downForAtMost (" + downForAtMost + ") is shorter than downFor (" + downFor + ")");
+        }
         this.source = source;
-        this.downForNanos = downFor.toNanos();
+        this.firstDownNanos = downFor.toNanos();
+        this.longestDownNanos = downForAtMost.toNanos();
         this.nanoTime = nanoTime;
     }
 
-    /** The pods to try for this key, best first; empty when no pod is known. */
+    /** The pods to try for this key, best first; empty when no pod is known. May make the first one a down pod's probe. */
     public List<URI> order(String key) {
         Ring current = ring();
         int n = current.pods().size();
@@ -44,26 +75,61 @@ public final class PodPicker {
         long now = nanoTime.getAsLong();
         for (int index : order) {
             URI pod = current.pods().get(index);
-            Long until = downUntil.get(pod);
-            if (until != null && now - until < 0) {
-                down.add(pod);
-            } else {
+            Down mark = downs.get(pod);
+            if (mark == null || (live.isEmpty() && claimProbe(pod, mark, now))) {
                 live.add(pod);
+            } else {
+                down.add(pod);
             }
         }
         live.addAll(down);
         return live;
     }
 
-    /** The pod refused, lost or left unanswered a check: later checks go to the next pod of their keys for a while. */
-    public void failed(URI pod) {
-        downUntil.put(pod, nanoTime.getAsLong() + downForNanos);
+    /** The pods known now, and how many of them are marked down (probing included). */
+    public int known() {
+        return ring().pods().size();
     }
 
-    /** The pod answered: it takes its keys back at once. */
+    public int down() {
+        int count = 0;
+        for (URI pod : ring().pods()) {
+            if (downs.containsKey(pod)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Its key ranks this down pod first and its time is up: this check is its probe, if no other check took it. */
+    private boolean claimProbe(URI pod, Down mark, long now) {
+        if (now - mark.until() < 0) {
+            return false;
+        }
+        // replace, not put: of the checks that find its time up together, one is the probe
+        return downs.replace(pod, mark, new Down(now + mark.forNanos(), mark.forNanos(), true));
+    }
+
+    /** The pod refused, lost or left unanswered a check, or answered a server error. */
+    public void failed(URI pod) {
+        long now = nanoTime.getAsLong();
+        downs.compute(pod, (p, mark) -> {
+            if (mark == null) {
+                return new Down(now + firstDownNanos, firstDownNanos, false);
+            }
+            if (mark.probing()) {
+                long longer = Math.min(longestDownNanos, mark.forNanos() * 2);
+                return new Down(now + longer, longer, false);
+            }
+            // a check that was on its way before the pod was marked: the mark already stands for it
+            return mark;
+        });
+    }
+
+    /** The pod answered (any answer, a problem or a deny included): it takes its keys back at once. */
     public void answered(URI pod) {
-        if (!downUntil.isEmpty()) {
-            downUntil.remove(pod);
+        if (!downs.isEmpty()) {
+            downs.remove(pod);
         }
     }
 
@@ -78,7 +144,7 @@ public final class PodPicker {
             }
             current = new Ring(pods, Rendezvous.of(names));
             ring = current;
-            downUntil.keySet().retainAll(pods);
+            downs.keySet().retainAll(pods);
         }
         return current;
     }

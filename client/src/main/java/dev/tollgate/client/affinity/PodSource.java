@@ -9,6 +9,11 @@ public interface PodSource extends AutoCloseable {
     /** The pods known now: the same list instance until they change. Empty while none is known. */
     List<URI> pods();
 
+    /** Where the pods come from, for a warning or a health check: a DNS name, a fixed list. */
+    default String describe() {
+        return "the pods " + pods();
+    }
+
     @Override
     default void close() {
     }
@@ -24,6 +29,16 @@ public interface PodSource extends AutoCloseable {
             }
         }
         List<URI> fixed = List.copyOf(pods);
-        return () -> fixed;
+        return new PodSource() {
+            @Override
+            public List<URI> pods() {
+                return fixed;
+            }
+
+            @Override
+            public String describe() {
+                return "the fixed " + (fixed.size() == 1 ? "address " + fixed.get(0) : "pods " + fixed);
+            }
+        };
     }
 }

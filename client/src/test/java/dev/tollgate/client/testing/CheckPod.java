@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * One check-service pod: its own Spring Boot application (WebFlux on Netty, its own Lettuce client and pod
@@ -44,6 +45,13 @@ public final class CheckPod implements AutoCloseable {
      */
     public static CheckPod start(String address, int port, List<String> redisSeeds, String region, String id, Path rulesFile,
                                  Map<String, String> extra) {
+        return start(address, port, redisSeeds, region, id, rulesFile, extra, context -> {
+        });
+    }
+
+    /** The same, with beans of the test's own in the pod's context (a {@link HeadersSeen}, say). */
+    public static CheckPod start(String address, int port, List<String> redisSeeds, String region, String id, Path rulesFile,
+                                 Map<String, String> extra, Consumer<GenericApplicationContext> beans) {
         Map<String, String> properties = new LinkedHashMap<>();
         properties.put("server.address", address);
         properties.put("server.port", Integer.toString(port));
@@ -71,7 +79,7 @@ public final class CheckPod implements AutoCloseable {
         ConfigurableApplicationContext context = new SpringApplicationBuilder(CheckServiceApplication.class)
                 .web(WebApplicationType.REACTIVE)
                 .logStartupInfo(false)
-                .initializers(CheckPod::useOwnEventLoops)
+                .initializers(CheckPod::useOwnEventLoops, starting -> beans.accept((GenericApplicationContext) starting))
                 .run(args.toArray(String[]::new));
         String bound = context.getEnvironment().getProperty("local.server.port");
         return new CheckPod(context, URI.create("http://" + address + ":" + bound));
