@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -47,6 +48,13 @@ public final class CheckRequestValidator {
         } else if (Text.hasControlCharacter(request.domain())) {
             problems.add(CheckProblem.ofRequest("domain", "must not contain control characters"));
         }
+        if (request.byAttributes()) {
+            attributeProblems(request, problems);
+            return problems;
+        }
+        if (request.cost() != null) {
+            problems.add(CheckProblem.ofRequest("cost", "belongs to each entry in a check by entries; a request-wide cost is for a check by attributes"));
+        }
         List<CheckEntry> entries = request.entries();
         if (entries == null || entries.isEmpty()) {
             problems.add(CheckProblem.ofRequest("entries", "must hold at least one entry"));
@@ -58,6 +66,44 @@ public final class CheckRequestValidator {
             }
         }
         return problems;
+    }
+
+    /**
+     * A check by attributes: the attributes name what the request is; values are checked as the keys and match
+     * values they become (an identity's value is a key: the engine keys a rule by it).
+     */
+    private static void attributeProblems(CheckRequest request, List<CheckProblem> problems) {
+        if (request.entries() != null) {
+            problems.add(CheckProblem.ofRequest("entries", "cannot be given with attributes: a check names its rules, or says what the request is"));
+        }
+        if (request.cost() != null && !isPositiveInt(request.cost())) {
+            problems.add(CheckProblem.ofRequest("cost", COST_MESSAGE));
+        }
+        Map<String, String> attributes = request.attributes();
+        if (attributes.isEmpty()) {
+            problems.add(CheckProblem.ofRequest("attributes", "must name at least one attribute (plan, route, api_key, ip, user)"));
+        } else if (attributes.size() > Attributes.MAX_ATTRIBUTES) {
+            problems.add(CheckProblem.ofRequest("attributes", "holds " + attributes.size() + " attributes; at most " + Attributes.MAX_ATTRIBUTES + " are allowed"));
+            return;
+        }
+        for (Map.Entry<String, String> attribute : attributes.entrySet()) {
+            String name = attribute.getKey();
+            if (name == null || name.isEmpty() || name.length() > Attributes.MAX_NAME || Text.hasControlCharacter(name)) {
+                problems.add(CheckProblem.ofRequest("attributes", "names must be 1-" + Attributes.MAX_NAME + " characters, without control characters"));
+                continue;
+            }
+            String value = attribute.getValue();
+            if (value == null) {
+                problems.add(CheckProblem.ofRequest("attributes." + name, "must be a string"));
+            } else if (name.equals(Attributes.PLAN) || name.equals(Attributes.ROUTE)) {
+                if (value.length() > Attributes.MAX_VALUE || Text.hasControlCharacter(value)) {
+                    problems.add(CheckProblem.ofRequest("attributes." + name, "must be at most " + Attributes.MAX_VALUE
+                            + " characters, without control characters"));
+                }
+            } else {
+                keyProblem(value).ifPresent(message -> problems.add(CheckProblem.ofRequest("attributes." + name, message)));
+            }
+        }
     }
 
     private static void entryProblems(int index, CheckEntry entry, List<CheckProblem> problems) {

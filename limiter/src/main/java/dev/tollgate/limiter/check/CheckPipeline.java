@@ -2,6 +2,7 @@ package dev.tollgate.limiter.check;
 
 import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.CheckRequestValidator;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.Outcome;
@@ -89,6 +90,22 @@ public final class CheckPipeline {
         if (!view.loaded()) {
             return CompletableFuture.completedFuture(Outcome.NoRules.INSTANCE);
         }
+        if (request.byAttributes()) {
+            ByAttributes found = ByAttributes.of(request, view);
+            if (!found.problems().isEmpty()) {
+                return CompletableFuture.completedFuture(new Outcome.Invalid(found.problems()));
+            }
+            if (found.request().entries().isEmpty()) {
+                // no rule applies: an allow with no entries says so
+                metrics.noRuleMatched();
+                return CompletableFuture.completedFuture(new Outcome.Answered(CheckResponse.of(List.of())));
+            }
+            return checkEntries(found.request(), view);
+        }
+        return checkEntries(request, view);
+    }
+
+    private CompletableFuture<Outcome> checkEntries(CheckRequest request, RuleBook view) {
         Grouping grouping = Grouping.of(request.domain(), request.entries(), view, metrics);
         if (!grouping.problems().isEmpty()) {
             return CompletableFuture.completedFuture(new Outcome.Invalid(grouping.problems()));

@@ -31,6 +31,7 @@ public final class LimiterMetrics {
     public static final String DECISIONS = "tollgate.decisions";
     public static final String SHADOW_DENIES = "tollgate.shadow.denies";
     public static final String UNKNOWN_RULES = "tollgate.unknown.rules";
+    public static final String NO_RULE_MATCHED = "tollgate.checks.unmatched";
     public static final String STORE_CALLS = "tollgate.store.calls";
     public static final String FAIL_OPEN = "tollgate.fail.open";
     public static final String FAIL_CLOSED = "tollgate.fail.closed";
@@ -66,6 +67,7 @@ public final class LimiterMetrics {
     private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
     private final Map<MeterKey, Timer> timers = new ConcurrentHashMap<>();
     private final Counter unknownRules;
+    private final Counter noRuleMatched;
     private final Counter leaseHits;
     private final Counter leaseStranded;
     private final Counter denyCacheHits;
@@ -87,6 +89,9 @@ public final class LimiterMetrics {
         this.nearLimitRatio = nearLimitRatio;
         this.unknownRules = Counter.builder(UNKNOWN_RULES)
                 .description("Entries naming a rule the pod does not know; allowed, as Envoy's service does")
+                .register(registry);
+        this.noRuleMatched = Counter.builder(NO_RULE_MATCHED)
+                .description("Checks by attributes that no rule applies to: allowed, with no entries")
                 .register(registry);
         this.leaseHits = Counter.builder(LEASE_HITS)
                 .description("Key groups answered from a token lease, without a store call")
@@ -180,6 +185,10 @@ public final class LimiterMetrics {
 
     public void unknownRule() {
         unknownRules.increment();
+    }
+
+    public void noRuleMatched() {
+        noRuleMatched.increment();
     }
 
     public void leaseHit() {

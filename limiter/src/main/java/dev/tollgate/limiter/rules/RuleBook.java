@@ -27,6 +27,11 @@ public interface RuleBook {
         return this;
     }
 
+    /** Which rules apply to a plan and a route, for a check by attributes (in a {@link #view()}: that view's rules). */
+    default RuleIndex index() {
+        return RuleIndex.EMPTY;
+    }
+
     /**
      * Whether the book holds any rules yet. Before it does, the pod cannot tell a fail-closed login rule
      * from an unknown one, so it must not answer checks as if every rule were unknown (and allowed).

@@ -22,9 +22,10 @@ import java.util.OptionalLong;
 public final class SnapshotRuleBook implements RuleBook {
 
     /** @param revision the store revision compiled; empty before the first snapshot, when no rule is known */
-    private record Compiled(OptionalLong revision, Map<String, Rule> rules, Map<String, AccountOverride> overrides, Map<String, Double> shares) {
+    private record Compiled(OptionalLong revision, Map<String, Rule> rules, RuleIndex index, Map<String, AccountOverride> overrides,
+                            Map<String, Double> shares) {
 
-        static final Compiled NOTHING_YET = new Compiled(OptionalLong.empty(), Map.of(), Map.of(), Map.of());
+        static final Compiled NOTHING_YET = new Compiled(OptionalLong.empty(), Map.of(), RuleIndex.EMPTY, Map.of(), Map.of());
     }
 
     /** One compiled snapshot, read by one check from start to end. */
@@ -44,6 +45,11 @@ public final class SnapshotRuleBook implements RuleBook {
         @Override
         public double share(Rule rule, String key) {
             return SnapshotRuleBook.this.share(snapshot, rule, key);
+        }
+
+        @Override
+        public RuleIndex index() {
+            return snapshot.index();
         }
 
         @Override
@@ -82,7 +88,8 @@ public final class SnapshotRuleBook implements RuleBook {
                 shares.put(id(budget.ruleId(), budget.limitKey()), budget.share());
             }
         }
-        current = new Compiled(OptionalLong.of(snapshot.revision()), Map.copyOf(rules), Map.copyOf(overrides), Map.copyOf(shares));
+        current = new Compiled(OptionalLong.of(snapshot.revision()), Map.copyOf(rules), new RuleIndex(snapshot.rules()), Map.copyOf(overrides),
+                Map.copyOf(shares));
     }
 
     /** The region whose budget shares this book applies: the one a pod asks the watch feed for. */
@@ -103,6 +110,11 @@ public final class SnapshotRuleBook implements RuleBook {
     /** The clock overrides are judged by: whoever merges snapshots for this book keeps its overrides by the same one. */
     public Clock clock() {
         return clock;
+    }
+
+    @Override
+    public RuleIndex index() {
+        return current.index();
     }
 
     @Override

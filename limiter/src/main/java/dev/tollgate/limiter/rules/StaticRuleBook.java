@@ -13,6 +13,7 @@ import java.util.Map;
 public final class StaticRuleBook implements RuleBook {
 
     private final Map<String, Rule> rules;
+    private final RuleIndex index;
 
     public StaticRuleBook(Collection<Rule> rules) {
         RuleValidator validator = new RuleValidator();
@@ -33,6 +34,12 @@ public final class StaticRuleBook implements RuleBook {
             byId.put(id(rule.domain(), rule.id()), rule);
         }
         this.rules = Map.copyOf(byId);
+        this.index = new RuleIndex(this.rules.values());
+    }
+
+    @Override
+    public RuleIndex index() {
+        return index;
     }
 
     @Override

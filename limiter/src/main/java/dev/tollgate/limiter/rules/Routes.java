@@ -1,0 +1,85 @@
+package dev.tollgate.limiter.rules;
+
+/**
+ * A route as the rules are matched against it: the path alone (no query or fragment), its unreserved
+ * characters percent-decoded, empty and {@code .} segments dropped, {@code ..} segments resolved, no
+ * trailing slash. A caller's spelling ({@code /v1//labels/}, {@code /v1/./labels}, {@code /v1/%6Cabels})
+ * cannot step around a route's rule that the backend would still serve the request under. {@code %2F} stays
+ * encoded: it is not a slash to most backends, and decoding it would join segments they keep apart.
+ */
+final class Routes {
+
+    private Routes() {
+    }
+
+    static String normalize(String route) {
+        String path = route;
+        int end = indexOfAny(path, '?', '#');
+        if (end >= 0) {
+            path = path.substring(0, end);
+        }
+        if (path.indexOf('%') >= 0) {
+            path = decodeUnreserved(path);
+        }
+        StringBuilder normalized = new StringBuilder(path.length() + 1);
+        int depth = 0;
+        int[] starts = new int[path.length() + 1];
+        int from = 0;
+        while (from <= path.length()) {
+            int slash = path.indexOf('/', from);
+            int to = slash < 0 ? path.length() : slash;
+            String segment = path.substring(from, to);
+            if (segment.equals("..")) {
+                if (depth > 0) {
+                    normalized.setLength(starts[--depth]);
+                }
+            } else if (!segment.isEmpty() && !segment.equals(".")) {
+                starts[depth++] = normalized.length();
+                normalized.append('/').append(segment);
+            }
+            if (slash < 0) {
+                break;
+            }
+            from = slash + 1;
+        }
+        return normalized.length() == 0 ? "/" : normalized.toString();
+    }
+
+    /** A prefix pattern's literal part, normalized as a route but keeping a trailing slash it was written with. */
+    static String normalizePrefix(String prefix) {
+        String normalized = normalize(prefix);
+        return prefix.endsWith("/") && !normalized.equals("/") ? normalized + "/" : normalized;
+    }
+
+    private static int indexOfAny(String text, char a, char b) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == a || c == b) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String decodeUnreserved(String path) {
+        StringBuilder decoded = new StringBuilder(path.length());
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c == '%' && i + 2 < path.length()) {
+                int high = Character.digit(path.charAt(i + 1), 16);
+                int low = Character.digit(path.charAt(i + 2), 16);
+                if (high >= 0 && low >= 0 && isUnreserved((char) (high * 16 + low))) {
+                    decoded.append((char) (high * 16 + low));
+                    i += 2;
+                    continue;
+                }
+            }
+            decoded.append(c);
+        }
+        return decoded.toString();
+    }
+
+    private static boolean isUnreserved(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    }
+}
