@@ -1,16 +1,21 @@
 package dev.tollgate.check.envoy;
 
+import dev.tollgate.common.check.Attributes;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.rules.DescriptorBook;
+import dev.tollgate.limiter.rules.RuleIndex;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -20,18 +25,26 @@ import java.util.Set;
  * envoyproxy/ratelimit answers a descriptor it has no limit for; so are those whose limit another
  * descriptor of the call {@code replaces}, and those that land on an {@code unlimited} node.
  *
+ * <p>A domain with no descriptor mapping reads each descriptor as attributes ({@code plan}, {@code route},
+ * {@code api_key}, {@code ip}, {@code user}: its entries' keys and values) and checks the rules whose match covers
+ * them, as the HTTP check by attributes does, so such a descriptor may stand for several entries. A rule whose
+ * identity the descriptor does not carry is keyed by the digest of an empty value: every such call shares one
+ * counter, never none.
+ *
  * @param request   the check, unless no descriptor resolved to a rule
- * @param entryOf   for each descriptor, its entry in the check, or -1
+ * @param entriesOf for each descriptor, its entries in the check (none: no limit applies)
  * @param unlimited for each descriptor, whether its mapping says it has no limit
  * @param details   for each entry of the check, its series name when its node counts hits per value
  * @param unmatched descriptors no mapping resolved (not the unlimited, not the replaced)
  * @param problems  what makes the call no request at all (no domain, no descriptors, an empty descriptor);
  *                  empty when it can be checked
  */
-record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, boolean[] unlimited, List<Optional<String>> details,
+record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolean[] unlimited, List<Optional<String>> details,
                        int unmatched, List<CheckProblem> problems) {
 
-    static DescriptorCheck of(RateLimitRequest envoy, DescriptorBook book) {
+    private static final int[] NONE = new int[0];
+
+    static DescriptorCheck of(RateLimitRequest envoy, DescriptorBook book, RuleIndex rules) {
         List<CheckProblem> problems = new ArrayList<>();
         if (envoy.getDomain().isBlank()) {
             problems.add(CheckProblem.ofRequest("domain", "is required"));
@@ -59,28 +72,53 @@ record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, boolean[] 
             found.ifPresent(limit -> replaced.addAll(limit.replaces()));
             resolved.add(found);
         }
-        int[] entryOf = new int[count];
+        int[][] entriesOf = new int[count][];
         boolean[] unlimited = new boolean[count];
         List<Optional<String>> details = new ArrayList<>();
         List<CheckEntry> entries = new ArrayList<>();
+        boolean byAttributes = !book.knows(envoy.getDomain());
         int unmatched = 0;
         for (int i = 0; i < count; i++) {
-            entryOf[i] = -1;
+            entriesOf[i] = NONE;
+            RateLimitDescriptor descriptor = envoy.getDescriptors(i);
+            if (byAttributes) {
+                entriesOf[i] = byAttributes(envoy.getDomain(), descriptor, BigDecimal.valueOf(hits(envoy, descriptor)), rules, entries, details);
+                unmatched += entriesOf[i].length == 0 && descriptor.getEntriesCount() > 0 ? 1 : 0;
+                continue;
+            }
             Optional<DescriptorBook.Resolved> found = resolved.get(i);
             if (found.isEmpty()) {
-                unmatched += envoy.getDescriptors(i).getEntriesCount() == 0 ? 0 : 1;
+                unmatched += descriptor.getEntriesCount() == 0 ? 0 : 1;
             } else if (found.get() instanceof DescriptorBook.Unlimited) {
                 unlimited[i] = true;
             } else if (found.get() instanceof DescriptorBook.Limited limited
                     && (limited.name().isEmpty() || !replaced.contains(limited.name().get()))) {
-                entryOf[i] = entries.size();
-                entries.add(new CheckEntry(limited.rule(), limited.key(), BigDecimal.valueOf(hits(envoy, envoy.getDescriptors(i)))));
+                entriesOf[i] = new int[] {entries.size()};
+                entries.add(new CheckEntry(limited.rule(), limited.key(), BigDecimal.valueOf(hits(envoy, descriptor))));
                 details.add(limited.detail());
             }
         }
         Optional<CheckRequest> request = entries.isEmpty() || !problems.isEmpty()
                 ? Optional.empty() : Optional.of(new CheckRequest(envoy.getDomain(), entries));
-        return new DescriptorCheck(request, entryOf, unlimited, List.copyOf(details), unmatched, List.copyOf(problems));
+        return new DescriptorCheck(request, entriesOf, unlimited, List.copyOf(details), unmatched, List.copyOf(problems));
+    }
+
+    /** The entries of the rules whose match covers the descriptor read as attributes; their indexes in the check. */
+    private static int[] byAttributes(String domain, RateLimitDescriptor descriptor, BigDecimal cost, RuleIndex rules,
+                                      List<CheckEntry> entries, List<Optional<String>> details) {
+        Map<String, String> attributes = new HashMap<>();
+        for (RateLimitDescriptor.Entry entry : descriptor.getEntriesList()) {
+            attributes.put(entry.getKey(), entry.getValue());
+        }
+        List<Rule> found = rules.matching(domain, attributes.get(Attributes.PLAN), attributes.get(Attributes.ROUTE));
+        int[] indexes = new int[found.size()];
+        for (int r = 0; r < found.size(); r++) {
+            Rule rule = found.get(r);
+            indexes[r] = entries.size();
+            entries.add(new CheckEntry(rule.id(), DescriptorBook.storable(attributes.getOrDefault(Attributes.of(rule.identity()), "")), cost));
+            details.add(Optional.empty());
+        }
+        return indexes;
     }
 
     /**
@@ -106,9 +144,11 @@ record DescriptorCheck(Optional<CheckRequest> request, int[] entryOf, boolean[] 
     }
 
     private int descriptorOf(int entry) {
-        for (int i = 0; i < entryOf.length; i++) {
-            if (entryOf[i] == entry) {
-                return i;
+        for (int i = 0; i < entriesOf.length; i++) {
+            for (int own : entriesOf[i]) {
+                if (own == entry) {
+                    return i;
+                }
             }
         }
         return entry;

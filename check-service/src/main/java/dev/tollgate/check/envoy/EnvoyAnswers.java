@@ -34,7 +34,7 @@ final class EnvoyAnswers {
     /** No descriptor resolved to a rule: nothing was checked, nothing limits the request. */
     static RateLimitResponse noLimits(DescriptorCheck check) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OK);
-        for (int i = 0; i < check.entryOf().length; i++) {
+        for (int i = 0; i < check.entriesOf().length; i++) {
             answer.addStatuses(unlimitedOrNone(check, i));
         }
         return answer.build();
@@ -47,9 +47,9 @@ final class EnvoyAnswers {
     static RateLimitResponse of(DescriptorCheck check, CheckResponse response) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder()
                 .setOverallCode(response.allowed() ? Code.OK : Code.OVER_LIMIT);
-        for (int i = 0; i < check.entryOf().length; i++) {
-            int entry = check.entryOf()[i];
-            answer.addStatuses(entry < 0 ? unlimitedOrNone(check, i) : status(response.entries().get(entry)));
+        for (int i = 0; i < check.entriesOf().length; i++) {
+            int[] entries = check.entriesOf()[i];
+            answer.addStatuses(entries.length == 0 ? unlimitedOrNone(check, i) : status(strictest(response, entries)));
         }
         for (Map.Entry<String, String> header : response.headers().entrySet()) {
             answer.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(header.getKey()).setValue(header.getValue()));
@@ -69,11 +69,28 @@ final class EnvoyAnswers {
     /** The call is denied by {@code deniedEntries} without a store's answer; the other descriptors say OK, unspent. */
     static RateLimitResponse overLimit(DescriptorCheck check, List<Integer> deniedEntries) {
         RateLimitResponse.Builder answer = RateLimitResponse.newBuilder().setOverallCode(Code.OVER_LIMIT);
-        for (int i = 0; i < check.entryOf().length; i++) {
-            int entry = check.entryOf()[i];
-            answer.addStatuses(entry >= 0 && deniedEntries.contains(entry) ? OVER_LIMIT : unlimitedOrNone(check, i));
+        for (int i = 0; i < check.entriesOf().length; i++) {
+            boolean denied = false;
+            for (int entry : check.entriesOf()[i]) {
+                denied |= deniedEntries.contains(entry);
+            }
+            answer.addStatuses(denied ? OVER_LIMIT : unlimitedOrNone(check, i));
         }
         return answer.build();
+    }
+
+    /** A descriptor that stands for several rules (read as attributes) says what the strictest says: a deny, else the least left. */
+    private static EntryResult strictest(CheckResponse response, int[] entries) {
+        EntryResult strictest = response.entries().get(entries[0]);
+        for (int i = 1; i < entries.length; i++) {
+            EntryResult other = response.entries().get(entries[i]);
+            boolean otherDenies = other.effectiveVerdict() == Verdict.DENY;
+            boolean denies = strictest.effectiveVerdict() == Verdict.DENY;
+            if ((otherDenies && !denies) || (otherDenies == denies && other.remaining() < strictest.remaining())) {
+                strictest = other;
+            }
+        }
+        return strictest;
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.Outcome;
 import dev.tollgate.limiter.rules.DescriptorBook;
+import dev.tollgate.limiter.rules.RuleBook;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
@@ -41,11 +42,13 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
 
     private final Limiter limiter;
     private final DescriptorBook descriptors;
+    private final RuleBook rules;
     private final RlsMetrics metrics;
 
-    RateLimitGrpcService(Limiter limiter, DescriptorBook descriptors, RlsMetrics metrics) {
+    RateLimitGrpcService(Limiter limiter, DescriptorBook descriptors, RuleBook rules, RlsMetrics metrics) {
         this.limiter = limiter;
         this.descriptors = descriptors;
+        this.rules = rules;
         this.metrics = metrics;
     }
 
@@ -75,7 +78,7 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
         DescriptorCheck check;
         CompletableFuture<Outcome> checked;
         try {
-            check = DescriptorCheck.of(request, descriptors);
+            check = DescriptorCheck.of(request, descriptors, rules.index());
             if (!check.problems().isEmpty()) {
                 call.fail(Status.INVALID_ARGUMENT.withDescription(check.describe(check.problems())),
                         RlsMetrics.Outcome.INVALID);

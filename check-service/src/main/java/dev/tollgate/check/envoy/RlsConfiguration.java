@@ -4,6 +4,7 @@ import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.rules.DescriptorBook;
+import dev.tollgate.limiter.rules.RuleBook;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -22,10 +23,10 @@ import java.util.Optional;
 class RlsConfiguration {
 
     @Bean
-    RlsServer rlsServer(CheckProperties properties, Limiter limiter, DescriptorBook descriptors, MeterRegistry registry,
+    RlsServer rlsServer(CheckProperties properties, Limiter limiter, DescriptorBook descriptors, RuleBook rules, MeterRegistry registry,
                         ServiceTokens tokens, @Qualifier("enforcingHealthIndicator") HealthIndicator readiness,
                         ObjectProvider<SslBundles> sslBundles) {
-        RateLimitGrpcService rateLimits = new RateLimitGrpcService(limiter, descriptors, new RlsMetrics(registry));
+        RateLimitGrpcService rateLimits = new RateLimitGrpcService(limiter, descriptors, rules, new RlsMetrics(registry));
         String bundle = properties.grpc().sslBundle();
         Optional<SslBundle> tls = bundle == null || bundle.isBlank() ? Optional.empty() : Optional.of(sslBundles.getObject().getBundle(bundle));
         return new RlsServer(properties.grpc(), rateLimits.bindService(), new ServiceTokenInterceptor(tokens), readiness, tls);

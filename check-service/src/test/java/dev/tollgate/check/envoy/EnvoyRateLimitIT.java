@@ -238,6 +238,34 @@ class EnvoyRateLimitIT {
         assertThat(three.getOverallCode()).isEqualTo(Code.OK);
     }
 
+    /** A domain without a mapping: a descriptor says what the request is, and the rules whose match covers it are spent. */
+    @Test
+    void inADomainWithoutAMappingADescriptorIsReadAsAttributes() {
+        String account = account();
+        RateLimitRequest growth = request("envoy-attributes", descriptor("plan", "growth", "route", "/v1/labels", "api_key", account));
+        RateLimitResponse first = podA.shouldRateLimit(growth);
+        assertThat(first.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(first.getStatuses(0).getCurrentLimit().getName()).isEqualTo("attributes-growth");
+        assertThat(first.getStatuses(0).getLimitRemaining()).isEqualTo(1);
+
+        // the export route adds its own rule: the descriptor says the stricter of the two
+        RateLimitRequest export = request("envoy-attributes", descriptor("plan", "growth", "route", "/v1/exports/2026", "api_key", account));
+        RateLimitResponse exported = podB.shouldRateLimit(export);
+        assertThat(exported.getOverallCode()).isEqualTo(Code.OK);
+        assertThat(exported.getStatuses(0).getLimitRemaining()).isEqualTo(0);
+        RateLimitResponse again = podA.shouldRateLimit(export);
+        assertThat(again.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(again.getStatuses(0).getCode()).isEqualTo(Code.OVER_LIMIT);
+
+        // no api_key: one counter for every such call, never none
+        RateLimitRequest keyless = request("envoy-attributes", descriptor("plan", "growth"));
+        podA.shouldRateLimit(keyless);
+        podA.shouldRateLimit(keyless);
+        assertThat(podA.shouldRateLimit(keyless).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
+        assertThat(podA.shouldRateLimit(request("envoy-attributes", descriptor("plan", "free", "api_key", account))).getStatuses(0).hasCurrentLimit())
+                .as("no rule of the free plan: no limit").isFalse();
+    }
+
     @Test
     void badRequestsAreInvalidArgumentNamingTheDescriptor() {
         assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy")))
