@@ -12,7 +12,7 @@ import java.util.Locale;
 /**
  * What one bench run does, from the command line ({@code --name=value}).
  *
- * @param scenarios      which scenarios run, in order (1–7)
+ * @param scenarios      which scenarios run, in order (1–11)
  * @param timeScale      multiplies every phase's duration (1 = the durations in the report; the smoke test uses ~0.05)
  * @param loadScale      multiplies every offered rate and in-flight count
  * @param repeats        repeats of the short runs whose result is one number per run (latency, peers); the median is reported
@@ -52,6 +52,8 @@ public record BenchOptions(
      * heap, threads, descriptors and connections sampled and judged flat or growing.
      */
     public static final int SOAK_SCENARIO = 10;
+    /** The highest scenario number: 11, the rule look-up at 10,000 rules, runs only when named, as 9 and 10 do. */
+    public static final int LAST_SCENARIO = 11;
 
     /** The protocols scenario 8 speaks to the servers. */
     public enum Protocol {
@@ -128,8 +130,8 @@ public record BenchOptions(
     public BenchOptions {
         scenarios = List.copyOf(scenarios);
         for (int scenario : scenarios) {
-            if (scenario < 1 || scenario > SOAK_SCENARIO) {
-                throw new IllegalArgumentException("--scenarios: numbers 1 to " + SOAK_SCENARIO + ", was " + scenario);
+            if (scenario < 1 || scenario > LAST_SCENARIO) {
+                throw new IllegalArgumentException("--scenarios: numbers 1 to " + LAST_SCENARIO + ", was " + scenario);
             }
         }
         if (!(timeScale > 0) || !(loadScale > 0)) {
@@ -235,7 +237,7 @@ public record BenchOptions(
     public static String usage() {
         return String.join("\n",
                 "usage: " + BenchJar.RUN + " [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, and 10, the soak, only when named)",
+                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, 10, the soak, and 11, the rule look-up, only when named)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",
