@@ -10,6 +10,8 @@
 --   'bucket'  KEYS[i] rl:{<key>}:<rule>, a hash {tokens_milli, ts_ms, q_us}
 --             refill (milli-tokens per period: rate * 1000 * the region's share), period (ms),
 --             burst (capacity in milli-tokens), cost (whole tokens one request spends)
+--             A cost of 0, for any kind, only looks: the limit must hold one more request for the call to be
+--             granted, and nothing is spent on it (a bucket's refill is written, as any call writes it).
 --   'log'     KEYS[i] rl:{<key>}:<rule>:log, a sorted set: one member per accepted event, scored by its ms
 --             limit (events per window), window (ms), cost (events one request counts for), 0
 --   'window'  KEYS[i] q:{<key>}:<rule>:<window start>, a counter for one UTC-aligned window
@@ -95,27 +97,29 @@ for i = 1, n do
     end
     level[i], last[i], tail[i] = l, ts, tonumber(s[3]) or 0
     local whole = math.floor(l / 1000)
-    if whole < cost then
+    local need = math.max(cost, 1)
+    if whole < need then
       grant = 0
     elseif grant > 0 then
-      grant = math.min(grant, math.max(1, math.floor(whole / (2 * pods * cost))))
+      grant = math.min(grant, math.max(1, math.floor(whole / (2 * pods * need))))
     end
   elseif kind[i] == 'log' then
     local limit, window, cost = p1[i], p2[i], p3[i]
     -- trim first, so the count is of the trailing window only
     redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - window)
     count[i] = redis.call('ZCARD', KEYS[i])
-    if count[i] + cost > limit then
+    local need = math.max(cost, 1)
+    if count[i] + need > limit then
       grant = 0
-      -- the (count + cost - limit)-th oldest event must leave the window first
-      local k = count[i] + cost - limit - 1
+      -- the (count + need - limit)-th oldest event must leave the window first
+      local k = count[i] + need - limit - 1
       local oldest = redis.call('ZRANGE', KEYS[i], k, k, 'WITHSCORES')
       retry = math.max(retry, math.max(1, tonumber(oldest[2]) + window - now))
     end
   else
     local limit, window, cost, start = p1[i], p2[i], p3[i], p4[i]
     count[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
-    if count[i] + cost > limit then
+    if count[i] + math.max(cost, 1) > limit then
       grant = 0
       retry = math.max(retry, start + window - now)
     end
@@ -148,7 +152,13 @@ for i = 1, n do
   if kind[i] == 'bucket' then
     local refill, period, burst, cost = p1[i], p2[i], p3[i], p4[i]
     local l, ts = level[i] - grant * cost * 1000, last[i]
-    if l < cost * 1000 then
+    if cost == 0 then
+      -- a look takes no place in the deny queue: on a deny it only learns when one token is due
+      if grant == 0 then
+        retry = math.max(retry, math.max(1, ts + math.ceil((1000 - l) * period / refill) - now))
+      end
+      redis.call('HSET', KEYS[i], 'tokens_milli', l, 'ts_ms', ts)
+    elseif l < cost * 1000 then
       -- the bucket cannot pay for the next request: on a deny this one's, after a grant the caller's next
       local wait = math.max(1, ts + math.ceil((cost * 1000 - l) * period / refill) - now)
       if grant == 0 then
@@ -169,7 +179,7 @@ for i = 1, n do
   elseif kind[i] == 'log' then
     local limit, window, cost = p1[i], p2[i], p3[i]
     local c = count[i]
-    if grant > 0 then
+    if grant > 0 and cost > 0 then
       for j = 1, cost do
         -- members are unique per event: the call's stamp, the key's index and the event's
         redis.call('ZADD', KEYS[i], now, prefix .. ':' .. i .. ':' .. j)
@@ -187,7 +197,7 @@ for i = 1, n do
   else
     local limit, window, cost, start = p1[i], p2[i], p3[i], p4[i]
     local c = count[i]
-    if grant > 0 then
+    if grant > 0 and cost > 0 then
       c = redis.call('INCRBY', KEYS[i], cost)
       redis.call('PEXPIREAT', KEYS[i], start + window + math.min(window, 3600000))
     end

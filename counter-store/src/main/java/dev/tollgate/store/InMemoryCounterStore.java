@@ -110,10 +110,11 @@ public final class InMemoryCounterStore implements CounterStore {
                     last[i] = refilled.tsMs();
                     tail[i] = s == null ? 0 : s.qUs();
                     long whole = Math.floorDiv(level[i], 1000);
-                    if (whole < cost) {
+                    long need = Math.max(cost, 1);
+                    if (whole < need) {
                         grant = 0;
                     } else if (grant > 0) {
-                        grant = Math.min(grant, Math.max(1, Math.floorDiv(whole, 2 * pods * cost)));
+                        grant = Math.min(grant, Math.max(1, Math.floorDiv(whole, 2 * pods * need)));
                     }
                 }
                 case "log" -> {
@@ -122,9 +123,10 @@ public final class InMemoryCounterStore implements CounterStore {
                     log.values().removeIf(score -> score <= now - window);
                     logs.set(i, log);
                     count[i] = log.size();
-                    if (count[i] + cost > limit) {
+                    long need = Math.max(cost, 1);
+                    if (count[i] + need > limit) {
                         grant = 0;
-                        long oldest = byScore(log).get((int) (count[i] + cost - limit - 1)).getValue();
+                        long oldest = byScore(log).get((int) (count[i] + need - limit - 1)).getValue();
                         retry = Math.max(retry, Math.max(1, oldest + window - now));
                     }
                 }
@@ -132,7 +134,7 @@ public final class InMemoryCounterStore implements CounterStore {
                     long limit = p[i][0], window = p[i][1], cost = p[i][2], start = p[i][3];
                     Long stored = get(keyList.get(i), Long.class, now);
                     count[i] = stored == null ? 0 : stored;
-                    if (count[i] + cost > limit) {
+                    if (count[i] + Math.max(cost, 1) > limit) {
                         grant = 0;
                         retry = Math.max(retry, start + window - now);
                     }
@@ -149,7 +151,11 @@ public final class InMemoryCounterStore implements CounterStore {
                     long l = level[i] - grant * cost * 1000;
                     long ts = last[i];
                     long q = tail[i];
-                    if (l < cost * 1000) {
+                    if (cost == 0) {
+                        if (grant == 0) {
+                            retry = Math.max(retry, Math.max(1, ts + ceilDiv((1000 - l) * period, refill) - now));
+                        }
+                    } else if (l < cost * 1000) {
                         long wait = Math.max(1, ts + ceilDiv((cost * 1000 - l) * period, refill) - now);
                         if (grant == 0) {
                             retry = Math.max(retry, wait);
@@ -168,7 +174,7 @@ public final class InMemoryCounterStore implements CounterStore {
                     long limit = p[i][0], window = p[i][1], cost = p[i][2];
                     TreeMap<String, Long> log = logs.get(i);
                     long expiresAt = keys.containsKey(key) ? keys.get(key).expiresAtMs() : Long.MAX_VALUE;
-                    if (grant > 0) {
+                    if (grant > 0 && cost > 0) {
                         for (int j = 1; j <= cost; j++) {
                             String member = nowUs + ":" + (i + 1) + ":" + j;
                             while (log.containsKey(member)) {
@@ -189,7 +195,7 @@ public final class InMemoryCounterStore implements CounterStore {
                 default -> {
                     long limit = p[i][0], window = p[i][1], cost = p[i][2], start = p[i][3];
                     long c = count[i];
-                    if (grant > 0) {
+                    if (grant > 0 && cost > 0) {
                         c += cost;
                         put(key, c, start + window + Math.min(window, 3_600_000));
                     }

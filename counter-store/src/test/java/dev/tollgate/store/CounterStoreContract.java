@@ -140,6 +140,44 @@ abstract class CounterStoreContract {
         assertThat(call(spendLog).remaining()).as("the refunded attempt no longer counts").containsExactly(1);
     }
 
+    /** Cost 0 looks: granted while the limit could take one more request, denied when it could not, and nothing spent. */
+    @Test
+    void aLookAtCostZeroSpendsNothingOnAnyKind() {
+        String key = key();
+        Spend lookAtDaily = new Spend(daily, 1.0, 0);
+        Spend lookAtLogin = new Spend(login, 1.0, 0);
+        Spend lookAtQuota = new Spend(quota, 1.0, 0);
+        for (int i = 0; i < 3; i++) {
+            GroupReply looked = lookAtAll(key, lookAtDaily, lookAtQuota, lookAtLogin);
+            assertThat(looked.allowed()).isTrue();
+            assertThat(looked.remaining()).as("nothing spent by looking").containsExactly(3, 2, 2);
+        }
+        // spend each limit down to nothing, then look again
+        for (int i = 0; i < 2; i++) {
+            assertThat(mixed(key).allowed()).isTrue();
+        }
+        GroupReply denied = lookAtAll(key, lookAtDaily, lookAtQuota, lookAtLogin);
+        assertThat(denied.allowed()).as("the window and the log could not take one more").isFalse();
+        assertThat(denied.retryMs()).isPositive();
+        assertThat(denied.remaining()).containsExactly(1, 0, 0);
+
+        String drained = key();
+        for (int i = 0; i < 3; i++) {
+            bucket(drained, 1, 1, spend(daily));
+        }
+        GroupReply empty = bucket(drained, 1, 1, lookAtDaily);
+        assertThat(empty.allowed()).isFalse();
+        assertThat(empty.retryMs()).as("when one token is due").isBetween(1L, 86_400_000L);
+        assertThat(empty.holdMs()).as("a look takes no place in the deny queue").isEqualTo(empty.retryMs());
+        assertThat(bucket(key(), 50, 50, lookAtDaily).granted()).as("a look is never a lease").isEqualTo(1);
+    }
+
+    private GroupReply lookAtAll(String key, Spend... spends) {
+        ScriptCall far = SpendCall.of(key, List.of(spends), 1, 1, 0);
+        long storeNow = FixedWindows.movedTo(store().run(far.script(), far.keys(), far.args()).join()).orElseThrow();
+        return call(SpendCall.of(key, List.of(spends), 1, 1, storeNow));
+    }
+
     @Test
     void aScriptOverTwoSlotsIsRefused() {
         ScriptCall one = SpendCall.of(key(), List.of(spend(daily)), 1, 1, 0);

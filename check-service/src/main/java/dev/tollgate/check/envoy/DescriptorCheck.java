@@ -122,13 +122,17 @@ record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolea
     }
 
     /**
-     * The descriptor's own {@code hits_addend}, else the request's; Envoy sends 0 for "not set", which
-     * means one hit. An explicit 0 counts as one too: every check spends (the engine has no peek).
+     * The descriptor's own {@code hits_addend}, else the request's. The request's 0 is "not set", one hit; a
+     * descriptor's own 0 looks without spending, as envoyproxy/ratelimit's does: the descriptor is OVER_LIMIT
+     * when its limit could not take one more hit, and nothing is counted.
      */
     private static long hits(RateLimitRequest envoy, RateLimitDescriptor descriptor) {
-        long hits = descriptor.hasHitsAddend() ? descriptor.getHitsAddend().getValue() : Integer.toUnsignedLong(envoy.getHitsAddend());
-        // a uint64 above Long.MAX_VALUE arrives negative: far above any rule's max_cost either way
-        return hits < 0 ? Long.MAX_VALUE : Math.max(1, hits);
+        if (descriptor.hasHitsAddend()) {
+            long hits = descriptor.getHitsAddend().getValue();
+            // a uint64 above Long.MAX_VALUE arrives negative: far above any rule's max_cost either way
+            return hits < 0 ? Long.MAX_VALUE : hits;
+        }
+        return Math.max(1, Integer.toUnsignedLong(envoy.getHitsAddend()));
     }
 
     /** The problems in one line, each entry named as the descriptor Envoy's caller sent: {@code descriptors[3].cost ...}. */

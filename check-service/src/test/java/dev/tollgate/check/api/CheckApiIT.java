@@ -153,7 +153,6 @@ class CheckApiIT {
                 Arguments.of("missing domain", "{\"entries\":[{\"rule\":\"free-global\",\"key\":\"k\"}]}", 422, "invalid_request"),
                 Arguments.of("empty entries", "{\"domain\":\"public-api\",\"entries\":[]}", 422, "invalid_request"),
                 Arguments.of("65 entries", sixtyFiveEntries, 422, "invalid_request"),
-                Arguments.of("cost zero", entry("\"cost\":0"), 422, "invalid_request"),
                 Arguments.of("cost negative", entry("\"cost\":-3"), 422, "invalid_request"),
                 Arguments.of("cost not an integer", entry("\"cost\":1.5"), 422, "invalid_request"),
                 Arguments.of("cost above the rule's largest", "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"k\",\"cost\":11}]}", 422, "invalid_request"),
@@ -205,7 +204,7 @@ class CheckApiIT {
 
     @Test
     void namesTheFieldOfEachProblem() {
-        check("{\"domain\":\"\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"\",\"cost\":0}]}")
+        check("{\"domain\":\"\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"\",\"cost\":-1}]}")
                 .expectStatus().isEqualTo(422)
                 .expectBody()
                 .jsonPath("$.errors[0].field").isEqualTo("domain")
@@ -256,7 +255,7 @@ class CheckApiIT {
         check(HUGE_SCALE).expectStatus().isEqualTo(422)
                 .expectBody()
                 .jsonPath("$.errors[0].field").isEqualTo("entries[0].cost")
-                .jsonPath("$.errors[0].message").isEqualTo("must be an integer between 1 and the rule's max_cost");
+                .jsonPath("$.errors[0].message").isEqualTo("must be an integer between 0 (look without spending) and the rule's max_cost");
     }
 
     static Stream<Arguments> unreadableFields() {

@@ -88,6 +88,22 @@ class CheckByAttributesIT {
                 .jsonPath("$.entries[1].rule").isEqualTo("labels-route");
     }
 
+    /** Cost 0 looks: is there room for one more request? Nothing is spent, whether it is asked by name or by attributes. */
+    @Test
+    void aCostOfZeroLooksWithoutSpending() {
+        String ip = "192.0.2.1-" + UUID.randomUUID();
+        String look = "{\"domain\":\"auth\",\"attributes\":{\"route\":\"/login\",\"ip\":\"%s\"},\"cost\":0}".formatted(ip);
+        for (int i = 0; i < 3; i++) {
+            check(look).expectStatus().isOk().expectBody().jsonPath("$.verdict").isEqualTo("allow").jsonPath("$.entries[0].remaining").isEqualTo(5);
+        }
+        for (int i = 0; i < 5; i++) {
+            check("{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"%s\"}]}".formatted(ip)).expectStatus().isOk();
+        }
+        check(look).expectStatus().isOk().expectBody().jsonPath("$.verdict").isEqualTo("deny");
+        check("{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"%s\",\"cost\":0}]}".formatted(ip))
+                .expectStatus().isOk().expectBody().jsonPath("$.verdict").isEqualTo("deny").jsonPath("$.entries[0].retry_ms").isNumber();
+    }
+
     @Test
     void noRuleFoundIsAnAllowWithNoEntries() {
         check("""
@@ -116,7 +132,7 @@ class CheckByAttributesIT {
                 Arguments.of("entries beside attributes",
                         "{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"k\"}],\"attributes\":{\"ip\":\"1\"}}", 422, "entries"),
                 Arguments.of("no attribute", "{\"domain\":\"auth\",\"attributes\":{}}", 422, "attributes"),
-                Arguments.of("cost zero", "{\"domain\":\"auth\",\"attributes\":{\"ip\":\"1\"},\"cost\":0}", 422, "cost"),
+                Arguments.of("cost negative", "{\"domain\":\"auth\",\"attributes\":{\"ip\":\"1\"},\"cost\":-1}", 422, "cost"),
                 Arguments.of("a request-wide cost with entries", "{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"k\"}],\"cost\":2}",
                         422, "cost"),
                 Arguments.of("an identity too long to be a key", "{\"domain\":\"auth\",\"attributes\":{\"route\":\"/login\",\"ip\":\"" + "1".repeat(300) + "\"}}",

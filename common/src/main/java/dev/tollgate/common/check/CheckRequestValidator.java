@@ -19,7 +19,7 @@ public final class CheckRequestValidator {
     public static final int MAX_KEY_BYTES = 256;
 
     /** One message for every bad cost: it never quotes the value, whose text can be a billion digits long. */
-    static final String COST_MESSAGE = "must be an integer between 1 and the rule's max_cost";
+    static final String COST_MESSAGE = "must be an integer between 0 (look without spending) and the rule's max_cost";
     /** {@code 2.000000000000} is still 2; more fraction digits than this are no cost anyone sends. */
     static final int MAX_COST_SCALE = 12;
     /** At most {@link #INT_DIGITS} integer digits plus {@link #MAX_COST_SCALE} fraction digits. */
@@ -76,7 +76,7 @@ public final class CheckRequestValidator {
         if (request.entries() != null) {
             problems.add(CheckProblem.ofRequest("entries", "cannot be given with attributes: a check names its rules, or says what the request is"));
         }
-        if (request.cost() != null && !isPositiveInt(request.cost())) {
+        if (request.cost() != null && !isCost(request.cost())) {
             problems.add(CheckProblem.ofRequest("cost", COST_MESSAGE));
         }
         Map<String, String> attributes = request.attributes();
@@ -117,7 +117,7 @@ public final class CheckRequestValidator {
             problems.add(CheckProblem.ofEntry(index, "rule", "must not contain control characters"));
         }
         keyProblem(entry.key()).ifPresent(message -> problems.add(CheckProblem.ofEntry(index, "key", message)));
-        if (entry.cost() != null && !isPositiveInt(entry.cost())) {
+        if (entry.cost() != null && !isCost(entry.cost())) {
             problems.add(CheckProblem.ofEntry(index, "cost", COST_MESSAGE));
         }
     }
@@ -149,8 +149,8 @@ public final class CheckRequestValidator {
      * billion characters, and {@code stripTrailingZeros()} of a long literal costs its length again.
      * The value itself is never echoed, so nothing here grows with what the caller sent.
      */
-    static boolean isPositiveInt(BigDecimal cost) {
-        if (cost.signum() <= 0 || Math.abs((long) cost.scale()) > MAX_COST_SCALE || cost.precision() > MAX_COST_PRECISION) {
+    static boolean isCost(BigDecimal cost) {
+        if (cost.signum() < 0 || Math.abs((long) cost.scale()) > MAX_COST_SCALE || cost.precision() > MAX_COST_PRECISION) {
             return false;
         }
         // digits before the point; a negative scale (2E+3) adds zeros. Both bounded above, so this is exact.

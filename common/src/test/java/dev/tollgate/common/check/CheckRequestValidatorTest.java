@@ -57,8 +57,8 @@ class CheckRequestValidatorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"0", "-1", "1.5", "1e-3", "2147483648"})
-    void refusesACostThatIsNotAPositiveInteger(String cost) {
+    @ValueSource(strings = {"-1", "1.5", "1e-3", "2147483648"})
+    void refusesACostThatIsNoWholeNumberFromZeroUp(String cost) {
         assertProblem(new CheckRequest("d", List.of(new CheckEntry("r", "k", new BigDecimal(cost)))), "entries[0].cost");
     }
 
@@ -80,14 +80,14 @@ class CheckRequestValidatorTest {
         assertThat(problems).singleElement().satisfies(p -> {
             assertThat(p.path()).isEqualTo("entries[0].cost");
             assertThat(p.entries()).containsExactly(0);
-            assertThat(p.message()).isEqualTo("must be an integer between 1 and the rule's max_cost");
+            assertThat(p.message()).isEqualTo("must be an integer between 0 (look without spending) and the rule's max_cost");
             assertThat(p.describe()).hasSizeLessThan(100);
         });
         assertThat(took).isLessThan(1_000_000_000L);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"1", "2147483647", "2147483647.000000000000", "2E+3", "1.000000000000", "100.0"})
+    @ValueSource(strings = {"0", "0.0", "1", "2147483647", "2147483647.000000000000", "2E+3", "1.000000000000", "100.0"})
     void acceptsEveryWayOfWritingAnIntegerInRange(String cost) {
         CheckEntry entry = new CheckEntry("r", "k", new BigDecimal(cost));
         assertThat(validator.problems(new CheckRequest("d", List.of(entry)))).isEmpty();
@@ -133,7 +133,7 @@ class CheckRequestValidatorTest {
 
     @Test
     void namesEveryProblemAtOnce() {
-        CheckRequest request = new CheckRequest("", List.of(CheckEntry.of("", "", 0)));
+        CheckRequest request = new CheckRequest("", List.of(CheckEntry.of("", "", -1)));
         assertThat(validator.problems(request)).extracting(CheckProblem::path).containsExactly("domain", "entries[0].rule", "entries[0].key", "entries[0].cost");
     }
 

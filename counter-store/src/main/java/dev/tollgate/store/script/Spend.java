@@ -5,7 +5,8 @@ import dev.tollgate.common.rule.Rule;
 
 /**
  * One rule's share of a script call: the rule as it applies to this key (override included), the
- * region's share of its limit, and the cost this request spends on it.
+ * region's share of its limit, and the cost this request spends on it: 0 only looks (the limit must hold one
+ * more request, and nothing is spent).
  */
 public record Spend(Rule rule, double share, int cost) {
 
@@ -13,8 +14,8 @@ public record Spend(Rule rule, double share, int cost) {
         if (!(share > 0 && share <= 1)) {
             throw new IllegalArgumentException("share must be in (0, 1], was " + share);
         }
-        if (cost < 1) {
-            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+        if (cost < 0) {
+            throw new IllegalArgumentException("cost must be at least 0, was " + cost);
         }
     }
 

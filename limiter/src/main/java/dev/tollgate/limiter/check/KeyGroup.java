@@ -66,6 +66,19 @@ final class KeyGroup {
     }
 
     /** Whether every limit of the group is a token bucket: only those are leased and kept in local buckets. */
+    /**
+     * Whether an entry of the group only looks (cost 0): it asks whether one more request would pass and spends
+     * nothing, so the group is decided by the store alone, without a local bucket or a lease, which spend.
+     */
+    boolean looks() {
+        for (Long cost : costs) {
+            if (cost == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     boolean allBuckets() {
         for (Rule rule : rules) {
             if (rule.algorithm() != Algorithm.TOKEN_BUCKET) {

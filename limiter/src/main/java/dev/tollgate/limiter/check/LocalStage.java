@@ -66,7 +66,8 @@ final class LocalStage {
         if (optimizations.denyCache()) {
             long remembered = 0;
             for (Spend spend : spends) {
-                remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), spend.cost()));
+                // a look asks about one more request: a limit that could not pay 1 cannot answer it yes
+                remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), Math.max(1, spend.cost())));
             }
             long retry = remembered;
             if (retry > 0) {
@@ -175,8 +176,9 @@ final class LocalStage {
         return storeRemaining + leaseLeft * cost;
     }
 
+    /** Token buckets only, spending: what the local-first bucket and a lease can answer for. */
     private static boolean isBucketGroup(KeyGroup group) {
-        return group.allBuckets();
+        return group.allBuckets() && !group.looks();
     }
 
     /** The group's lease set when it is leased. */

@@ -131,8 +131,9 @@ final class StoreStage {
         long leaseLeft = Math.max(0, reply.granted() - 1);
         List<Spend> spends = group.spends();
         if (!reply.allowed()) {
-            // nothing was spent; each entry still says what its own limit would have answered
-            return GroupAnswer.of(group, i -> reply.remaining()[i] >= spends.get(i).cost()
+            // nothing was spent; each entry still says what its own limit would have answered (a look, cost 0,
+            // asked about one more request)
+            return GroupAnswer.of(group, i -> reply.remaining()[i] >= Math.max(1, spends.get(i).cost())
                     ? EntryResult.allowed(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i])
                     : EntryResult.denied(group.rule(i).id(), reply.remaining()[i], reply.resetMs()[i], reply.retryMs()));
         }

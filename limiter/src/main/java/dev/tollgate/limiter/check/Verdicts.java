@@ -156,7 +156,7 @@ final class Verdicts {
         for (int i = 0; i < results.length; i++) {
             EntryResult result = results[i];
             if (result.verdict() == Verdict.ALLOW && result.unknownRule() == null && result.shadow() == null
-                    && applied[i] != null && applied[i].regionBudgeted()) {
+                    && applied[i] != null && applied[i].regionBudgeted() && entries.get(i).costValue() > 0) {
                 usage.admitted(result.rule(), entries.get(i).key(), entries.get(i).costValue());
             }
         }
