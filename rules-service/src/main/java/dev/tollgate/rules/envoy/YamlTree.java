@@ -2,7 +2,6 @@ package dev.tollgate.rules.envoy;
 
 import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.problem.InvalidEnvoyConfigException;
-import org.snakeyaml.engine.v2.api.LoadSettings;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -12,6 +11,7 @@ import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.dataformat.yaml.YAMLFactory;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 import tools.jackson.dataformat.yaml.YAMLParser;
+import tools.jackson.dataformat.yaml.YAMLReadFeature;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,22 +29,25 @@ import java.util.Map;
  *       few hundred bytes become gigabytes; a configuration file can write its values out.</li>
  *   <li>A key given twice in one map is refused, as envoyproxy/ratelimit's YAML decoder refuses it, rather
  *       than the last one silently winning.</li>
- *   <li>Nesting is bounded ({@link #MAX_DEPTH}), so a deep document cannot exhaust the stack, and a second
- *       document after the first is refused rather than dropped.</li>
+ *   <li>Nesting is bounded by the parser ({@link #MAX_DEPTH}), so a deep document cannot exhaust the stack
+ *       of this recursive reader, and a second document after the first is refused rather than dropped.</li>
  * </ul>
  * The body's size is bounded before it gets here, by the service's request body limit.
  */
 final class YamlTree {
 
-    /** Parser levels: a descriptor level is three (a map in a list in a map), so 30 levels of descriptors fit. */
+    /**
+     * Parser levels. A descriptor level is three (a map in a list in a map), so this is far past the 8
+     * descriptor levels a mapping may have, which the validator refuses naming the field.
+     */
     static final int MAX_DEPTH = 96;
 
     private static final int MAX_MESSAGE = 200;
 
     private static final YAMLMapper YAML = YAMLMapper.builder(YAMLFactory.builder()
-                    // the same bounds in the parser, should a future one nest deeper than this reader asks it to
-                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH + 1).build())
-                    .loadSettings(LoadSettings.builder().setAllowRecursiveKeys(false).setMaxAliasesForCollections(0).build())
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+                    // "descriptors:" with nothing after it is no descriptors, as envoyproxy/ratelimit's decoder reads it, not ""
+                    .enable(YAMLReadFeature.EMPTY_STRING_AS_NULL)
                     .build())
             // a key twice is refused below, with the path to it, rather than by the parser, which names only the key
             .disable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -65,7 +68,7 @@ final class YamlTree {
             if (first == null) {
                 throw empty();
             }
-            tree = value(parser, first, "", 1, violations);
+            tree = value(parser, first, "", violations);
             if (parser.nextToken() != null) {
                 violations.add(new Violation("", "holds more than one YAML document (---): send one configuration file, of one domain"));
             }
@@ -78,22 +81,21 @@ final class YamlTree {
         return tree;
     }
 
-    private static Object value(JsonParser parser, JsonToken token, String at, int depth, List<Violation> violations) {
+    private static Object value(JsonParser parser, JsonToken token, String at, List<Violation> violations) {
         if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
             violations.add(new Violation(at, "is an alias (*" + shortened(parser.getString()) + "): aliases are not read here;"
                     + " write the value out"));
             return null;
         }
-        if ((token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) && depth > MAX_DEPTH) {
-            throw InvalidEnvoyConfigException.of(at, "nests deeper than " + MAX_DEPTH + " levels");
-        }
         switch (token) {
             case START_OBJECT:
-                return map(parser, at, depth, violations);
+                return map(parser, at, violations);
             case START_ARRAY:
-                return list(parser, at, depth, violations);
+                return list(parser, at, violations);
             case VALUE_STRING:
-                return parser.getString();
+                // a plain ~ is YAML's null, as envoyproxy/ratelimit's decoder reads it; Jackson's parser hands it
+                // over as text and cannot say whether it was quoted, and a value of one quoted tilde is far rarer
+                return "~".equals(parser.getString()) ? null : parser.getString();
             case VALUE_NUMBER_INT:
             case VALUE_NUMBER_FLOAT:
                 return parser.getNumberValue();
@@ -111,7 +113,7 @@ final class YamlTree {
         }
     }
 
-    private static Map<String, Object> map(JsonParser parser, String at, int depth, List<Violation> violations) {
+    private static Map<String, Object> map(JsonParser parser, String at, List<Violation> violations) {
         Map<String, Object> map = new LinkedHashMap<>();
         for (JsonToken token = parser.nextToken(); token != null && token != JsonToken.END_OBJECT; token = parser.nextToken()) {
             String name = parser.currentName();
@@ -119,7 +121,7 @@ final class YamlTree {
             if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
                 violations.add(new Violation(here, "is an alias used as a key: aliases are not read here; write the key out"));
             }
-            Object value = value(parser, parser.nextToken(), here, depth + 1, violations);
+            Object value = value(parser, parser.nextToken(), here, violations);
             if (map.containsKey(name)) {
                 violations.add(new Violation(here, "is given twice in one map"));
             }
@@ -128,10 +130,10 @@ final class YamlTree {
         return map;
     }
 
-    private static List<Object> list(JsonParser parser, String at, int depth, List<Violation> violations) {
+    private static List<Object> list(JsonParser parser, String at, List<Violation> violations) {
         List<Object> list = new ArrayList<>();
         for (JsonToken token = parser.nextToken(); token != null && token != JsonToken.END_ARRAY; token = parser.nextToken()) {
-            list.add(value(parser, token, at + "[" + list.size() + "]", depth + 1, violations));
+            list.add(value(parser, token, at + "[" + list.size() + "]", violations));
         }
         return list;
     }
