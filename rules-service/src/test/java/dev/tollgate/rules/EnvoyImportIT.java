@@ -199,10 +199,33 @@ class EnvoyImportIT extends ServiceTestBase {
         assertProblem(refused, 409, "import_conflict");
         JsonNode errors = refused.json().get("errors");
         assertThat(errors.findValuesAsString("field")).containsExactly("rule " + users);
-        assertThat(errors.get(0).get("message").asString()).contains("limit is 900, the file's 500");
+        assertThat(errors.get(0).get("message").asString()).contains("another limit", "limit is 900, the file's 500");
         assertThat(storeRevision()).isEqualTo(revision);
         assertProblem(api.get("/v1/rules/" + domain + ".tenant"), 404, "not_found");
         assertThat(api.get("/v1/rules/" + users).json().get("limit").asInt()).isEqualTo(900);
+    }
+
+    @Test
+    void aRuleChangedByHandButForItsLimitIsKeptAsItIs() {
+        String domain = uniqueId("envoy");
+        post(IMPORT, readme(domain));
+        String address = domain + ".remote_address_10.0.0.1";
+        // what the file cannot say: the login limit fails closed
+        String closed = api.get("/v1/rules/" + address).json().toString().replace("\"fail_mode\":\"open\"", "\"fail_mode\":\"closed\"");
+        assertThat(api.request("PUT", "/v1/rules/" + address).ifMatch(1).body(closed).send().status).isEqualTo(200);
+        long revision = storeRevision();
+
+        Api.Response again = post(IMPORT, readme(domain));
+
+        assertThat(again.status).as(again.toString()).isEqualTo(200);
+        JsonNode kept = again.json().get("rules").get(0);
+        assertThat(kept.get("id").asString()).isEqualTo(address);
+        assertThat(kept.get("outcome").asString()).isEqualTo("kept");
+        assertThat(kept.get("differences").asString()).contains("fail_mode is \"closed\", the file's \"open\"");
+        assertThat(kept.get("rule").get("version").asLong()).isEqualTo(2);
+        assertThat(again.json().get("rules").get(1).has("differences")).isFalse();
+        assertThat(storeRevision()).isEqualTo(revision);
+        assertThat(api.get("/v1/rules/" + address).json().get("fail_mode").asString()).isEqualTo("closed");
     }
 
     @Test

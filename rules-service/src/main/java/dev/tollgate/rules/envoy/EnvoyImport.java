@@ -38,10 +38,12 @@ import java.util.function.Supplier;
  * the watch feed as theirs are.
  *
  * <ul>
- *   <li>A rule is created, or found stored exactly as the file has it (unchanged). One stored with other
- *       values refuses the whole import (409 {@code import_conflict}): a rule someone changed by hand since
- *       (shadowed, made to fail closed, given another limit) is not silently undone by a file, and a file
- *       that changed a limit says so rather than importing half of itself.</li>
+ *   <li>A rule is created, or found stored as the file has it (unchanged), or found with the file's limit and
+ *       other settings someone chose since (kept as stored: made to fail closed, enforced, given overrides'
+ *       room): an import never overwrites a rule, so those choices survive a re-import of the file from git.
+ *       One stored with another limit or domain refuses the whole import (409 {@code import_conflict}): the
+ *       file and the store disagree about the number, and which is right is for someone to decide, not for
+ *       an import to settle by half.</li>
  *   <li>The mapping is created, found as the file has it, or replaced as {@code PUT /v1/descriptors/{domain}}
  *       replaces it: only with its current version in {@code If-Match} (428 without, 409 for another).</li>
  * </ul>
@@ -92,10 +94,10 @@ class EnvoyImport {
             Optional<Rule> existing = rules.find(rule.id());
             if (existing.isPresent()) {
                 stored.put(rule.id(), existing.get());
-                String differences = differences(existing.get(), rule);
-                if (!differences.isEmpty()) {
-                    conflicts.add(new Violation("rule " + rule.id(), "is stored at version " + existing.get().version() + " with other values: "
-                            + differences + ". Change or delete that rule (PUT or DELETE /v1/rules/" + rule.id() + ") and import again"));
+                if (!existing.get().limit().equals(rule.limit()) || !existing.get().domain().equals(rule.domain())) {
+                    conflicts.add(new Violation("rule " + rule.id(), "is stored at version " + existing.get().version() + " with another "
+                            + (existing.get().domain().equals(rule.domain()) ? "limit" : "domain") + ": " + differences(existing.get(), rule)
+                            + ". Change or delete that rule (PUT or DELETE /v1/rules/" + rule.id() + ") and import again"));
                 }
             }
         }
@@ -105,11 +107,13 @@ class EnvoyImport {
         List<RuleOutcome> outcomes = new ArrayList<>();
         for (Rule rule : translation.rules()) {
             Rule existing = stored.get(rule.id());
-            if (existing != null) {
-                outcomes.add(new RuleOutcome(rule.id(), Outcome.UNCHANGED, existing));
-            } else {
+            if (existing == null) {
                 Written<Rule> created = ruleCatalog.put(rule.fields(), IfMatch.parse(null), actor, reason);
-                outcomes.add(new RuleOutcome(rule.id(), Outcome.CREATED, created.value()));
+                outcomes.add(new RuleOutcome(rule.id(), Outcome.CREATED, created.value(), null));
+            } else {
+                String differences = differences(existing, rule);
+                outcomes.add(differences.isEmpty() ? new RuleOutcome(rule.id(), Outcome.UNCHANGED, existing, null)
+                        : new RuleOutcome(rule.id(), Outcome.KEPT, existing, differences));
             }
         }
         List<Note> notMapped = new ArrayList<>(translation.notes());

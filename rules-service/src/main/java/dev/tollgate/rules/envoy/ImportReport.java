@@ -16,10 +16,15 @@ import java.util.List;
  */
 record ImportReport(String domain, boolean dryRun, List<RuleOutcome> rules, MappingOutcome descriptors, List<Note> notMapped) {
 
-    enum Outcome { CREATED, REPLACED, UNCHANGED }
+    /** {@code KEPT}: a rule stored with the file's limit and other settings chosen since, left as it is. */
+    enum Outcome { CREATED, REPLACED, UNCHANGED, KEPT }
 
-    /** One rule of the file: its id, whether the import created it, and the rule as stored (or as it would be). */
-    record RuleOutcome(String id, Outcome outcome, Rule rule) {
+    /**
+     * One rule of the file: its id, whether the import created it, and the rule as stored (or as it would be).
+     *
+     * @param differences for a kept rule, how it differs from the file's (the rules API's names); else none
+     */
+    record RuleOutcome(String id, Outcome outcome, Rule rule, String differences) {
     }
 
     /** The domain's mapping as stored (or as it would be), at its version, its {@code ETag} on {@code GET /v1/descriptors/{domain}}. */
@@ -32,7 +37,7 @@ record ImportReport(String domain, boolean dryRun, List<RuleOutcome> rules, Mapp
 
     /** Whether the import wrote anything (a dry run: would have). */
     boolean wroteSomething() {
-        return rules.stream().anyMatch(rule -> rule.outcome() != Outcome.UNCHANGED)
+        return rules.stream().anyMatch(rule -> rule.outcome() == Outcome.CREATED)
                 || (descriptors != null && descriptors.outcome() != Outcome.UNCHANGED);
     }
 }

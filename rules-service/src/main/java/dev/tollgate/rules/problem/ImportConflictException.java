@@ -5,8 +5,8 @@ import dev.tollgate.common.validation.Violation;
 import java.util.List;
 
 /**
- * 409 {@code import_conflict}: an import would create rules whose ids are stored already with other values
- * (the file changed since it was imported, or someone changed the rules since). Nothing was stored: an
+ * 409 {@code import_conflict}: an import would create rules whose ids are stored already with another limit
+ * (the file changed since it was imported, or someone changed the rule since). Nothing was stored: an
  * import creates rules and never overwrites one, so a limit changed by hand is not undone by a file.
  * Each entry names a rule and how it differs.
  */

@@ -62,7 +62,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     @ExceptionHandler(ImportConflictException.class)
     ResponseEntity<ProblemDetail> importConflict(ImportConflictException e) {
         ProblemDetail problem = problem(HttpStatus.CONFLICT, ProblemCodes.IMPORT_CONFLICT,
-                "The import was refused before anything was stored: it would overwrite stored rules. " + e.getMessage());
+                "The import was refused before anything was stored: rules of its ids are stored with other limits. " + e.getMessage());
         problem.setProperty("errors", fields(e.conflicts()));
         return respond(problem);
     }
