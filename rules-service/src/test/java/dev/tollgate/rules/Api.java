@@ -75,8 +75,12 @@ final class Api {
         }
 
         Request body(String json) {
-            this.body = json;
-            builder.header("Content-Type", "application/json");
+            return body(json, "application/json");
+        }
+
+        Request body(String content, String contentType) {
+            this.body = content;
+            builder.header("Content-Type", contentType);
             return this;
         }
 

@@ -41,17 +41,25 @@ class SecurityIT extends ServiceTestBase {
         DELETE_RULE("DELETE", "/v1/rules/" + RULE, null, TestTokens.ADMIN),
         SHADOW("POST", "/v1/rules/" + RULE + ":shadow", null, TestTokens.ADMIN),
         POST_OVERRIDE("POST", "/v1/overrides", "{\"account_id\":\"a\",\"rule_id\":\"" + RULE + "\"}", TestTokens.ADMIN),
-        DELETE_OVERRIDE("DELETE", "/v1/overrides/a/" + RULE, null, TestTokens.ADMIN);
+        DELETE_OVERRIDE("DELETE", "/v1/overrides/a/" + RULE, null, TestTokens.ADMIN),
+        // a dry run, so that letting it in stores nothing
+        IMPORT_ENVOY("POST", "/v1/imports/envoy-ratelimit?dry_run=true", "domain: security-matrix\n", "application/yaml", TestTokens.ADMIN);
 
         final String method;
         final String path;
         final String body;
+        final String contentType;
         final String scope;
 
         Call(String method, String path, String body, String scope) {
+            this(method, path, body, "application/json", scope);
+        }
+
+        Call(String method, String path, String body, String contentType, String scope) {
             this.method = method;
             this.path = path;
             this.body = body;
+            this.contentType = contentType;
             this.scope = scope;
         }
     }
@@ -157,7 +165,7 @@ class SecurityIT extends ServiceTestBase {
         assertThat(docs.status).isEqualTo(200);
         assertThat(docs.json().get("paths").propertyNames())
                 .contains("/v1/rules/{id}", "/v1/rules/{id}:shadow", "/v1/rules/{id}:enforce", "/v1/rules/{id}/versions",
-                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/watch");
+                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/watch", "/v1/imports/envoy-ratelimit");
         JsonNode rule = docs.json().get("components").get("schemas").get("Rule").get("properties");
         assertThat(rule.propertyNames()).contains("rate_per_s", "fail_mode", "max_cost");
         assertThat(rule.get("algorithm").get("enum").get(0).asString()).isEqualTo("token_bucket");
@@ -177,7 +185,7 @@ class SecurityIT extends ServiceTestBase {
     private static Api.Response send(Api client, Call call) {
         Api.Request request = client.request(call.method, call.path);
         if (call.body != null) {
-            request.body(call.body);
+            request.body(call.body, call.contentType);
         }
         return request.send();
     }

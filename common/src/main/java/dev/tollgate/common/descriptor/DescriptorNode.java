@@ -1,5 +1,6 @@
 package dev.tollgate.common.descriptor;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 import java.util.List;
@@ -40,6 +41,19 @@ public record DescriptorNode(String key, String value, String rule, String limit
     public DescriptorNode {
         replaces = replaces == null ? List.of() : List.copyOf(replaces);
         descriptors = descriptors == null ? List.of() : List.copyOf(descriptors);
+    }
+
+    /**
+     * Read with the flags left out while unset, as they are written: Jackson 3 refuses an absent primitive
+     * wherever {@code FAIL_ON_NULL_FOR_PRIMITIVES} is on (its default, and the wire format's strict reading),
+     * so a stored mapping written without {@code unlimited} could not be read back.
+     */
+    @JsonCreator
+    private static DescriptorNode read(String key, String value, String rule, String limitKey, Boolean unlimited, String name,
+                                       List<String> replaces, Boolean shareThreshold, Boolean detailedMetric,
+                                       List<DescriptorNode> descriptors) {
+        return new DescriptorNode(key, value, rule, limitKey, Boolean.TRUE.equals(unlimited), name, replaces,
+                Boolean.TRUE.equals(shareThreshold), Boolean.TRUE.equals(detailedMetric), descriptors);
     }
 
     /** A node that names a rule (or only leads deeper), with none of envoyproxy/ratelimit's extras. */

@@ -305,6 +305,12 @@ public final class EnvoyConfig {
 
     private Long number(String at, Object value) {
         if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue())) {
+            // a YAML parser reads 18446744073709551621 as a BigInteger and 1e20 as a double, whose longValue()
+            // is what is left of it (5, or Long.MAX_VALUE): beyond a long the number is refused, not wrapped
+            if (Math.abs(number.doubleValue()) >= 0x1p63) {
+                violations.add(new Violation(at, "must be a whole number that fits the rules' limit (at most " + Integer.MAX_VALUE + ")"));
+                return null;
+            }
             return number.longValue();
         }
         violations.add(new Violation(at, value == null ? "is required" : "must be a whole number"));

@@ -6,6 +6,7 @@ import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.Violation;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,5 +123,15 @@ class EnvoyConfigTest {
         EnvoyConfig.Translation translation = EnvoyConfig.translate(Map.of("domain", "d", "descriptors", List.of(
                 Map.of("key", "k", "value", "a\tb", "rate_limit", Map.of("unit", "second", "requests_per_unit", 1)))));
         assertThat(translation.violations()).extracting(Violation::field).containsExactly("descriptors[0].value");
+    }
+
+    @Test
+    void aNumberBeyondALongIsRefusedNotWrapped() {
+        for (Object huge : List.<Object>of(new BigInteger("18446744073709551621"), 1e20)) {
+            EnvoyConfig.Translation translation = EnvoyConfig.translate(Map.of("domain", "d", "descriptors", List.of(
+                    Map.of("key", "k", "rate_limit", Map.of("unit", "second", "requests_per_unit", huge)))));
+            assertThat(translation.violations()).as("%s", huge).extracting(Violation::field)
+                    .containsExactly("descriptors[0].rate_limit.requests_per_unit");
+        }
     }
 }

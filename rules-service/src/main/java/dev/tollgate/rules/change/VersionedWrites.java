@@ -39,7 +39,27 @@ public class VersionedWrites {
         if (TransactionSynchronizationManager.hasResource(this)) {
             return write.get();
         }
+        return inTransaction(write, false);
+    }
+
+    /**
+     * Runs {@code write} as {@link #locked} does, answers what it answered, and rolls all of it back: a dry
+     * run that takes every check and every write of the real one, so it cannot answer otherwise. Nothing of it
+     * is seen: the rows, the history and the revision go with the rollback, and {@link StoreChanged}
+     * listeners run only after a commit. Not inside another write, whose changes it would roll back too.
+     */
+    public <R> R rehearsed(Supplier<R> write) {
+        if (TransactionSynchronizationManager.hasResource(this)) {
+            throw new IllegalStateException("a rehearsal cannot run inside a write: it would roll that write back with it");
+        }
+        return inTransaction(write, true);
+    }
+
+    private <R> R inTransaction(Supplier<R> write, boolean rollBack) {
         return transactions.execute(tx -> {
+            if (rollBack) {
+                tx.setRollbackOnly();
+            }
             changes.lock();
             TransactionSynchronizationManager.bindResource(this, Boolean.TRUE);
             try {

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  * whole snapshot).
  */
 @Component
-class DescriptorCatalog {
+public class DescriptorCatalog {
 
     private final DescriptorRepository descriptors;
     private final RuleRepository rules;
@@ -54,7 +54,7 @@ class DescriptorCatalog {
     }
 
     /** Creates the domain's mappings (no {@code If-Match}) or replaces them (with the current version in {@code If-Match}). */
-    Written<DescriptorDomain> put(DescriptorDomain candidate, IfMatch ifMatch, String actor, String reason) {
+    public Written<DescriptorDomain> put(DescriptorDomain candidate, IfMatch ifMatch, String actor, String reason) {
         List<Violation> badReason = reasons.validateReason(reason);
         if (!badReason.isEmpty()) {
             throw new InvalidDescriptorsException(badReason);

@@ -14,6 +14,10 @@ public final class ProblemCodes {
     public static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
     public static final String INVALID_RULE = "invalid_rule";
     public static final String INVALID_DESCRIPTORS = "invalid_descriptors";
+    /** An envoyproxy/ratelimit configuration file that is not YAML, or that envoyproxy/ratelimit itself would refuse. */
+    public static final String INVALID_ENVOY_CONFIG = "invalid_envoy_config";
+    /** An import whose rules are stored already, under the same ids, with other values. */
+    public static final String IMPORT_CONFLICT = "import_conflict";
     public static final String PRECONDITION_REQUIRED = "precondition_required";
     public static final String INTERNAL_ERROR = "internal_error";
     public static final String STORE_UNAVAILABLE = "store_unavailable";

@@ -51,6 +51,22 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return respond(problem);
     }
 
+    @ExceptionHandler(InvalidEnvoyConfigException.class)
+    ResponseEntity<ProblemDetail> invalidEnvoyConfig(InvalidEnvoyConfigException e) {
+        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_ENVOY_CONFIG,
+                "The envoyproxy/ratelimit configuration was refused whole before anything was stored: " + e.getMessage());
+        problem.setProperty("errors", fields(e.violations()));
+        return respond(problem);
+    }
+
+    @ExceptionHandler(ImportConflictException.class)
+    ResponseEntity<ProblemDetail> importConflict(ImportConflictException e) {
+        ProblemDetail problem = problem(HttpStatus.CONFLICT, ProblemCodes.IMPORT_CONFLICT,
+                "The import was refused before anything was stored: rules of its ids are stored with other limits. " + e.getMessage());
+        problem.setProperty("errors", fields(e.conflicts()));
+        return respond(problem);
+    }
+
     @ExceptionHandler(NotFoundException.class)
     ResponseEntity<ProblemDetail> notFound(NotFoundException e) {
         return respond(problem(HttpStatus.NOT_FOUND, ProblemCodes.NOT_FOUND, e.getMessage()));
@@ -165,6 +181,10 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             problem.setProperty("code", ProblemCodes.forStatus(status.value()));
         }
         return response;
+    }
+
+    private static List<Map<String, String>> fields(List<Violation> violations) {
+        return violations.stream().map(v -> Map.of("field", v.field(), "message", v.message())).toList();
     }
 
     private static ProblemDetail tooLarge(Throwable error) {
