@@ -36,11 +36,14 @@ import java.util.Set;
  * @param unlimited for each descriptor, whether its mapping says it has no limit
  * @param details   for each entry of the check, its series name when its node counts hits per value
  * @param unmatched descriptors no mapping resolved (not the unlimited, not the replaced)
+ * @param overridesIgnored descriptors that carried Envoy's per-request {@code limit}: the rule's limit applies
+ *                  instead. A limit lives in its rule, changed through rules-service with its history; one that
+ *                  any filter in front of Envoy could set per request would be a limit the caller chooses
  * @param problems  what makes the call no request at all (no domain, no descriptors, an empty descriptor);
  *                  empty when it can be checked
  */
 record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolean[] unlimited, List<Optional<String>> details,
-                       int unmatched, List<CheckProblem> problems) {
+                       int unmatched, int overridesIgnored, List<CheckProblem> problems) {
 
     private static final int[] NONE = new int[0];
 
@@ -78,9 +81,11 @@ record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolea
         List<CheckEntry> entries = new ArrayList<>();
         boolean byAttributes = !book.knows(envoy.getDomain());
         int unmatched = 0;
+        int overridesIgnored = 0;
         for (int i = 0; i < count; i++) {
             entriesOf[i] = NONE;
             RateLimitDescriptor descriptor = envoy.getDescriptors(i);
+            overridesIgnored += descriptor.hasLimit() ? 1 : 0;
             if (byAttributes) {
                 entriesOf[i] = byAttributes(envoy.getDomain(), descriptor, BigDecimal.valueOf(hits(envoy, descriptor)), rules, entries, details);
                 unmatched += entriesOf[i].length == 0 && descriptor.getEntriesCount() > 0 ? 1 : 0;
@@ -100,7 +105,7 @@ record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolea
         }
         Optional<CheckRequest> request = entries.isEmpty() || !problems.isEmpty()
                 ? Optional.empty() : Optional.of(new CheckRequest(envoy.getDomain(), entries));
-        return new DescriptorCheck(request, entriesOf, unlimited, List.copyOf(details), unmatched, List.copyOf(problems));
+        return new DescriptorCheck(request, entriesOf, unlimited, List.copyOf(details), unmatched, overridesIgnored, List.copyOf(problems));
     }
 
     /** The entries of the rules whose match covers the descriptor read as attributes; their indexes in the check. */

@@ -85,6 +85,7 @@ final class RateLimitGrpcService extends RateLimitServiceGrpc.RateLimitServiceIm
                 return;
             }
             metrics.unmatched(check.unmatched());
+            metrics.overridesIgnored(check.overridesIgnored());
             if (check.request().isEmpty()) {
                 call.answer(EnvoyAnswers.noLimits(check), RlsMetrics.Outcome.OK);
                 return;

@@ -20,6 +20,7 @@ final class RlsMetrics {
     static final String IN_FLIGHT = CheckMeters.RLS_IN_FLIGHT;
     static final String UNMATCHED = CheckMeters.RLS_DESCRIPTORS_UNMATCHED;
     static final String DETAILED = CheckMeters.RLS_DESCRIPTOR_HITS;
+    static final String OVERRIDES_IGNORED = CheckMeters.RLS_LIMIT_OVERRIDES_IGNORED;
     /**
      * Series of {@code detailed_metric} descriptors a pod keeps: their names hold the callers' values, so
      * without a bound one client sending random values would grow the registry without end. Past it, hits
@@ -38,6 +39,7 @@ final class RlsMetrics {
 
     private final Counter[] calls = new Counter[Outcome.values().length];
     private final Counter unmatched;
+    private final Counter overridesIgnored;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final MeterRegistry registry;
     private final Map<String, Counter> detailed = new ConcurrentHashMap<>();
@@ -53,6 +55,9 @@ final class RlsMetrics {
         this.unmatched = Counter.builder(UNMATCHED)
                 .description("Descriptors no mapping resolves to a rule: answered OK, unlimited")
                 .register(registry);
+        this.overridesIgnored = Counter.builder(OVERRIDES_IGNORED)
+                .description("Descriptors that carried Envoy's per-request limit override: the rule's own limit applied instead")
+                .register(registry);
         Gauge.builder(IN_FLIGHT, inFlight, AtomicInteger::get)
                 .description("ShouldRateLimit calls started and not yet answered or cancelled")
                 .register(registry);
@@ -65,6 +70,12 @@ final class RlsMetrics {
     void ended(Outcome outcome) {
         inFlight.decrementAndGet();
         calls[outcome.ordinal()].increment();
+    }
+
+    void overridesIgnored(int descriptors) {
+        if (descriptors > 0) {
+            overridesIgnored.increment(descriptors);
+        }
     }
 
     void unmatched(int descriptors) {

@@ -25,6 +25,7 @@ public final class CheckMeters {
     public static final String RLS_IN_FLIGHT = "tollgate.rls.in_flight";
     public static final String RLS_DESCRIPTORS_UNMATCHED = "tollgate.rls.descriptors.unmatched";
     public static final String RLS_DESCRIPTOR_HITS = "tollgate.rls.descriptor.hits";
+    public static final String RLS_LIMIT_OVERRIDES_IGNORED = "tollgate.rls.limit.overrides.ignored";
 
     private CheckMeters() {
     }

@@ -266,6 +266,22 @@ class EnvoyRateLimitIT {
                 .as("no rule of the free plan: no limit").isFalse();
     }
 
+    /** Envoy's per-request limit is not applied: the rule's limit holds, and the override is counted for the operator to see. */
+    @Test
+    void aPerRequestLimitOverrideIsCountedAndTheRulesLimitHolds() {
+        double before = podA.meters().get(RlsMetrics.OVERRIDES_IGNORED).counter().count();
+        RateLimitDescriptor generous = descriptor("account", account()).toBuilder()
+                .setLimit(RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(1_000_000)
+                        .setUnit(io.envoyproxy.envoy.type.v3.RateLimitUnit.SECOND)).build();
+        for (int i = 0; i < 3; i++) {
+            assertThat(podA.shouldRateLimit(request("envoy", generous)).getOverallCode()).isEqualTo(Code.OK);
+        }
+        RateLimitResponse fourth = podA.shouldRateLimit(request("envoy", generous));
+        assertThat(fourth.getOverallCode()).as("account-minute's burst of 3, not the override's million").isEqualTo(Code.OVER_LIMIT);
+        assertThat(fourth.getStatuses(0).getCurrentLimit().getName()).isEqualTo("account-minute");
+        assertThat(podA.meters().get(RlsMetrics.OVERRIDES_IGNORED).counter().count() - before).isEqualTo(4);
+    }
+
     @Test
     void badRequestsAreInvalidArgumentNamingTheDescriptor() {
         assertThatThrownBy(() -> podA.shouldRateLimit(request("envoy")))

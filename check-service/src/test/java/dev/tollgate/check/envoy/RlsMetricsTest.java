@@ -18,7 +18,7 @@ class RlsMetricsTest {
     private final RlsMetrics metrics = new RlsMetrics(registry);
 
     private void hit(String descriptor, EntryResult result) {
-        DescriptorCheck check = new DescriptorCheck(Optional.empty(), new int[][] {{0}}, new boolean[1], List.of(Optional.of(descriptor)), 0, List.of());
+        DescriptorCheck check = new DescriptorCheck(Optional.empty(), new int[][] {{0}}, new boolean[1], List.of(Optional.of(descriptor)), 0, 0, List.of());
         metrics.detailed(check, CheckResponse.of(List.of(result)));
     }
 
