@@ -56,6 +56,7 @@ class NginxForwardAuthIT {
     private static final Map<String, AtomicInteger> backendHits = new ConcurrentHashMap<>();
     private static RedisCluster cluster;
     private static final List<ConfigurableApplicationContext> pods = new ArrayList<>();
+    private static int timedOutLogins;
 
     @BeforeAll
     static void start() throws Exception {
@@ -180,7 +181,7 @@ class NginxForwardAuthIT {
     }
 
     @Test
-    @Order(2)
+    @Order(3)
     void oddSpellingsOfAPathDoNotDodgeItsRouteRule() throws Exception {
         // Growth's /v1/labels: 5/s, burst 15; spelt as a client may, served by the backend under the same route
         List<String> spellings = List.of("/v1/labels", "//v1/labels", "/v1/./labels", "/v1/%6Cabels", "/x/../v1/labels",
@@ -203,21 +204,34 @@ class NginxForwardAuthIT {
         assertThat(passed).isBetween(15, 15 + (int) Math.ceil(seconds * 5) + 1);
 
         // login, the auth domain: nginx picks its location by the normalized path, check-service the rule likewise
+        // The outage's timed-out spends were on the frozen node's socket and may have run once it was thawed (a timeout
+        // cannot tell), so up to that many of the 5 are gone; after the first deny every spelling is denied.
         int logins = 0;
+        int denials = 0;
         for (String login : List.of("/login", "//login", "/./login", "/%6Cogin", "/login/", "/login?next=/", "/x/../login")) {
             RawHttp.Answer answer = through(login);
-            if (answer.status() == 200) {
+            if (answer.status() != 429) {
+                // passed by the limiter; the JDK's HttpServer, the test's backend, reads //login as a host and answers 404
+                assertThat(answer.status()).as(login).isIn(200, 404);
+                assertThat(denials).as(login + " passed after a deny: a spelling with a counter of its own").isZero();
                 logins++;
             } else {
-                assertThat(answer.status()).as(login).isEqualTo(429);
-                assertThat(answer.header("RateLimit-Policy")).contains("\"login-ip\"");
+                denials++;
+                assertThat(answer.header("RateLimit-Policy")).as(login).contains("\"login-ip\"");
             }
         }
-        assertThat(logins).as("login-ip: 5 a minute per client address").isEqualTo(5);
+        System.err.println("NginxForwardAuthIT: logins spelt 7 ways: " + logins + " passed, " + denials + " denied; "
+                + timedOutLogins + " spends timed out in the outage");
+        assertThat(logins).as("login-ip: 5 a minute per client address").isBetween(Math.max(0, 5 - timedOutLogins), 5);
+        assertThat(denials).isPositive();
     }
 
+    /**
+     * Before any login is spent: every client of the test is 127.0.0.1, and once its login limit is over, the pods'
+     * deny cache answers it without asking the store, so the outage would not be what denies it.
+     */
     @Test
-    @Order(3)
+    @Order(2)
     void duringAShardOutageTheFailClosedRuleDeniesAndTheFailOpenRuleServes() throws Exception {
         // nginx reaches check-service from 127.0.0.1 and puts its client's address (127.0.0.1) in X-Forwarded-For
         Node frozen = cluster.primaryForKey("rl:{127.0.0.1}:login-ip:log");
@@ -242,7 +256,9 @@ class NginxForwardAuthIT {
             }
         } finally {
             frozen.unfreeze();
+            awaitShardAnswersOnEveryPod(frozen);
         }
+        timedOutLogins = (int) loginAnswers.stream().filter(answer -> answer.endsWith("store_timeout")).count();
         System.err.println("NginxForwardAuthIT: during the outage of " + frozen + ": login " + loginAnswers + ", API " + apiAnswers);
         assertThat(loginAnswers).hasSize(sent).allSatisfy(answer -> assertThat(answer).matches("429 store_(timeout|unavailable)"));
         assertThat(apiAnswers).hasSize(sent).containsOnly("200");
@@ -266,6 +282,36 @@ class NginxForwardAuthIT {
         assertThat(login.status()).isEqualTo(429);
         assertThat(backendHits("/v1/limiter-down") - apiBefore).isEqualTo(1);
         assertThat(backendHits("/login") - loginsBefore).isZero();
+    }
+
+    /**
+     * Until both pods check a login key of the thawed shard with the store again: their breakers stay open for a
+     * second after the outage, then a probe closes them, and the next test's logins must be counted, not failed
+     * closed. Each attempt asks with a key of its own on that shard, so the probes spend no login of the test's.
+     */
+    private static void awaitShardAnswersOnEveryPod(Node shard) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        int candidate = 0;
+        for (int pod = 2; pod <= 3; pod++) {
+            while (true) {
+                String key;
+                do {
+                    key = "probe_" + candidate++;
+                } while (!cluster.primaryForKey("rl:{" + key + "}:login-ip:log").nodeId().equals(shard.nodeId()));
+                java.net.http.HttpResponse<String> answer = http.send(java.net.http.HttpRequest.newBuilder(
+                                java.net.URI.create("http://127.0.0.1:" + ports[pod] + "/v1/ratelimit:check"))
+                        .header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                "{\"domain\":\"auth\",\"entries\":[{\"rule\":\"login-ip\",\"key\":\"" + key + "\"}]}"))
+                        .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                if (answer.statusCode() == 200) {
+                    break;
+                }
+                assertThat(System.nanoTime()).as("pod on " + ports[pod] + " checks the thawed shard again").isLessThan(deadline);
+                Thread.sleep(100);
+            }
+        }
     }
 
     private static double checks(ConfigurableApplicationContext pod) {
