@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * (reactor-netty PR 4347, issue 4361). A body read to its end before the answer leaves no trailing
  * content behind. A body larger than {@link #MAX_DRAIN}, slower than {@link #MAX_WAIT} or failing is
  * not read further: the answer then closes the connection instead.
+ *
+ * <p>Public for the forward-auth check, whose gateways may send the original request's body along and which reads none.
  */
-final class RequestBodies {
+public final class RequestBodies {
 
     /** The check API's own body limit: anything larger was never a check. */
     static final long MAX_DRAIN = 64 * 1024;
@@ -29,7 +31,7 @@ final class RequestBodies {
     private RequestBodies() {
     }
 
-    static Mono<Void> drain(ServerWebExchange exchange) {
+    public static Mono<Void> drain(ServerWebExchange exchange) {
         AtomicLong seen = new AtomicLong();
         return exchange.getRequest().getBody()
                 .doOnNext(buffer -> {

@@ -22,6 +22,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Everything check-service reads from configuration, under {@code tollgate.*}: defaults in
@@ -36,7 +37,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
                               @Valid @DefaultValue Optimizations optimizations, @Valid @DefaultValue Pods pods,
                               @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
                               @Valid @DefaultValue Grpc grpc, @DefaultValue Access access, @Valid @DefaultValue Http http,
-                              @Valid @DefaultValue Envoy envoy) {
+                              @Valid @DefaultValue Envoy envoy, @Valid @DefaultValue ForwardAuth forwardAuth) {
 
     public CheckProperties {
         redis = redis == null ? new Redis(null) : redis;
@@ -60,6 +61,56 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
 
         public boolean configured() {
             return hasText(configDir);
+        }
+    }
+
+    /**
+     * The forward-auth check ({@code /v1/ratelimit:forward-auth}): what nginx's {@code auth_request}, Traefik's
+     * ForwardAuth, APISIX's forward-auth and the like send, a subrequest carrying the original request's headers.
+     *
+     * @param domain         the domain checked when the subrequest names none ({@code ?domain=})
+     * @param denyStatus     the status of a deny; nginx's {@code auth_request} passes only 2xx, 401 and 403
+     *                       (anything else is its 500), so nginx asks for 403 with {@code ?deny_status=403}
+     * @param trustedProxies the proxies in front of the gateway that append to {@code X-Forwarded-For}, the gateway
+     *                       included: the client address is the entry that many from the right, or the
+     *                       connection's address when the header holds fewer
+     * @param realIpHeader   a header holding the client address itself (e.g. {@code X-Real-IP}), read before
+     *                       {@code X-Forwarded-For} when set; unset: not read, since any client can send it
+     * @param headers        which headers the attributes are read from
+     * @param domains        a domain's own header names, instead of {@code headers}
+     */
+    public record ForwardAuth(String domain, @DefaultValue("429") @Min(400) @Max(499) int denyStatus,
+                              @DefaultValue("1") @Min(0) @Max(64) int trustedProxies, String realIpHeader,
+                              @Valid @DefaultValue Headers headers, Map<String, @Valid Headers> domains) {
+
+        public ForwardAuth {
+            domains = domains == null ? Map.of() : Map.copyOf(domains);
+        }
+
+        /** The header names for {@code domain}: its own when configured, else the shared ones. */
+        public Headers headersFor(String domain) {
+            return domain == null ? headers : domains.getOrDefault(domain, headers);
+        }
+
+        /**
+         * Where each attribute of a check by attributes comes from. The first header of a list that is present wins.
+         *
+         * @param route  the original request's path (its query is dropped)
+         * @param method the original request's method, carried as the attribute {@code method}
+         * @param plan   the account's plan
+         * @param apiKey the API key (the attribute {@code api_key})
+         * @param user   the user
+         * @param cost   what the request costs every rule found, a whole number; unset: every request costs 1
+         */
+        public record Headers(@DefaultValue({"X-Original-URI", "X-Forwarded-Uri"}) List<String> route,
+                              @DefaultValue({"X-Original-Method", "X-Forwarded-Method"}) List<String> method,
+                              @DefaultValue("X-Plan") String plan, @DefaultValue("X-Api-Key") String apiKey,
+                              @DefaultValue("X-User") String user, String cost) {
+
+            public Headers {
+                route = route == null ? List.of() : List.copyOf(route);
+                method = method == null ? List.of() : List.copyOf(method);
+            }
         }
     }
 

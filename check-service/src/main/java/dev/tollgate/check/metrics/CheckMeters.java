@@ -21,6 +21,8 @@ public final class CheckMeters {
     public static final String ENVOY_CONFIG_LOADS = "tollgate.envoy.config.loads";
     public static final String ENVOY_CONFIG_DOMAINS = "tollgate.envoy.config.domains";
 
+    public static final String FORWARD_AUTH_CHECKS = "tollgate.forward_auth.checks";
+
     public static final String RLS_CALLS = "tollgate.rls.calls";
     public static final String RLS_IN_FLIGHT = "tollgate.rls.in_flight";
     public static final String RLS_DESCRIPTORS_UNMATCHED = "tollgate.rls.descriptors.unmatched";

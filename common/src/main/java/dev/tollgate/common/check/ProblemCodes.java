@@ -17,6 +17,8 @@ public final class ProblemCodes {
     public static final String NOT_ACCEPTABLE = "not_acceptable";
     public static final String METHOD_NOT_ALLOWED = "method_not_allowed";
     public static final String NOT_FOUND = "not_found";
+    /** A forward-auth deny: the request is over a limit (the check by body answers a deny as a 200 verdict instead). */
+    public static final String RATE_LIMITED = "rate_limited";
     /** A fail-closed rule's shard did not answer in time: the request is denied. */
     public static final String STORE_TIMEOUT = "store_timeout";
     /** A fail-closed rule's shard cannot be reached (breaker open, node refused): the request is denied. */

@@ -6,13 +6,17 @@ package dev.tollgate.limiter.rules;
  * trailing slash. A caller's spelling ({@code /v1//labels/}, {@code /v1/./labels}, {@code /v1/%6Cabels})
  * cannot step around a route's rule that the backend would still serve the request under. {@code %2F} stays
  * encoded: it is not a slash to most backends, and decoding it would join segments they keep apart.
+ *
+ * <p>Public for adapters that read a route from a caller's header (check-service's forward auth): they normalize
+ * it before they bound its length, so padding ({@code /./}, {@code //}) cannot push the part a rule matches
+ * past the cut.
  */
-final class Routes {
+public final class Routes {
 
     private Routes() {
     }
 
-    static String normalize(String route) {
+    public static String normalize(String route) {
         String path = route;
         int end = indexOfAny(path, '?', '#');
         if (end >= 0) {
@@ -43,6 +47,27 @@ final class Routes {
             from = slash + 1;
         }
         return normalized.length() == 0 ? "/" : normalized.toString();
+    }
+
+    /**
+     * The route normalized and then cut to at most {@code max} characters, for a check by attributes whose route
+     * may be longer than the validator takes. Every prefix pattern shorter than {@code max} characters that covers the
+     * normalized route still covers the cut one, and the engine's own normalizing leaves it as it is: a cut that
+     * ends in a {@code .} or {@code ..} segment (which normalizing would resolve upwards) or in a {@code /} (which it
+     * would drop) is taken back to the segment before.
+     */
+    public static String bounded(String route, int max) {
+        String normalized = normalize(route);
+        if (normalized.length() <= max) {
+            return normalized;
+        }
+        String cut = normalized.substring(0, max);
+        int slash = cut.lastIndexOf('/');
+        String last = cut.substring(slash + 1);
+        if (last.isEmpty() || last.equals(".") || last.equals("..")) {
+            cut = cut.substring(0, slash);
+        }
+        return cut.isEmpty() ? "/" : cut;
     }
 
     /** A prefix pattern's literal part, normalized as a route but keeping a trailing slash it was written with. */
