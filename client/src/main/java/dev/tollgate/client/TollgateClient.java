@@ -2,6 +2,7 @@ package dev.tollgate.client;
 
 import dev.tollgate.client.affinity.PodPicker;
 import dev.tollgate.client.affinity.PodSource;
+import dev.tollgate.common.check.Attributes;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
@@ -32,6 +33,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,7 +46,8 @@ import java.util.function.Supplier;
  * client's {@link FailMode} marked as a {@link ClientFallback}. Connections are pooled and kept alive per pod.
  *
  * <p>With several pods ({@link Builder#pods}, {@link Builder#podSource}) a check goes to its key's pod by rendezvous
- * hashing of the first entry's key, so that pod's leases and remembered denies serve the key. Each attempt at a pod
+ * hashing of the first entry's key (a check by attributes, {@link CheckRequest#byAttributes(String, Map, long)}: its
+ * {@code api_key}, else {@code user}, else {@code ip}), so that pod's leases and remembered denies serve the key. Each attempt at a pod
  * runs within what is left of the check's deadline, and a pod that fails one (refuses or does not complete the
  * connect within the connect timeout, half the deadline by default; has not begun to answer by the deadline; answers
  * a server error) is marked down: every later check skips it for its key's next pod, until one check probes it
@@ -71,6 +74,7 @@ public final class TollgateClient implements AutoCloseable {
     static final long NO_PODS_WARNING_EVERY_S = 30;
     private static final Logger log = Loggers.getLogger(TollgateClient.class);
     private static final byte[] NO_BODY = new byte[0];
+    private static final List<String> AFFINITY_ATTRIBUTES = List.of(Attributes.API_KEY, Attributes.USER, Attributes.IP);
 
     private final ClientSettings settings;
     private final PodSource pods;
@@ -350,8 +354,22 @@ public final class TollgateClient implements AutoCloseable {
         }
     }
 
-    /** The key whose pod answers: the first entry's (a gateway's entries normally share the account key). */
+    /**
+     * The key whose pod answers: the first entry's (a gateway's entries normally share the account key); in a check by
+     * attributes the identity the found rules are most likely keyed by, {@code api_key}, else {@code user}, else
+     * {@code ip}, so a key's checks by attributes and by name meet on one pod and share its lease and remembered denies.
+     */
     static String affinityKey(CheckRequest request) {
+        if (request.byAttributes()) {
+            Map<String, String> attributes = request.attributes();
+            for (String identity : AFFINITY_ATTRIBUTES) {
+                String key = attributes.get(identity);
+                if (key != null) {
+                    return key;
+                }
+            }
+            return "";
+        }
         List<CheckEntry> entries = request.entries();
         if (entries == null || entries.isEmpty() || entries.get(0) == null || entries.get(0).key() == null) {
             return "";

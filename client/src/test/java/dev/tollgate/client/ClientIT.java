@@ -156,6 +156,57 @@ class ClientIT {
         assertThat(used).containsExactlyInAnyOrder(podA.base(), podB.base());
     }
 
+    static CheckRequest byAttributes(String plan, String key, long cost) {
+        return CheckRequest.byAttributes("public-api", Map.of("plan", plan, "route", "/v1/labels", "api_key", key), cost);
+    }
+
+    @Test
+    void aCheckByAttributesSpendsTheRulesItsPlanFindsOnTheKeysPod() {
+        String key = "acct_" + UUID.randomUUID();
+        Rendezvous ring = Rendezvous.of(List.of(podA.base().getHost() + ":" + port, podB.base().getHost() + ":" + port));
+        URI keysPod = ring.first(key) == 0 ? podA.base() : podB.base();
+        for (int i = 0; i < 3; i++) {
+            CheckResult result = client.check(byAttributes("test", key, 1)).block();
+            assertThat(result.verdict()).as("check %d", i + 1).isEqualTo(Verdict.ALLOW);
+            assertThat(result.fallback()).isNull();
+            assertThat(result.pod()).as("the api_key's pod, as for a named check of that key").isEqualTo(keysPod);
+            assertThat(result.response().entries()).extracting(e -> e.rule()).containsExactly("api-tight");
+            assertThat(result.response().entries().get(0).remaining()).isEqualTo(2 - i);
+            assertThat(result.headers().policy()).isEqualTo("\"api-tight\";q=1;w=60");
+        }
+        // the bucket the named check spends: it is empty now
+        CheckResult named = client.check(tight(key)).block();
+        assertThat(named.verdict()).isEqualTo(Verdict.DENY);
+        assertThat(named.pod()).isEqualTo(keysPod);
+        assertThat(client.check(byAttributes("test", key, 1)).block().verdict()).isEqualTo(Verdict.DENY);
+    }
+
+    @Test
+    void aCheckByAttributesSendsItsCostAndNoRuleFoundIsAnAllowWithoutEntries() {
+        String key = "acct_" + UUID.randomUUID();
+        CheckResult costly = client.check(byAttributes("roomy", key, 7)).block();
+        assertThat(costly.fallback()).isNull();
+        assertThat(costly.response().entries()).singleElement().satisfies(entry -> {
+            assertThat(entry.rule()).isEqualTo("api-roomy");
+            assertThat(entry.remaining()).isEqualTo(2000 - 7);
+        });
+        CheckResult none = client.check(byAttributes("enterprise", key, 1)).block();
+        assertThat(none.verdict()).isEqualTo(Verdict.ALLOW);
+        assertThat(none.fallback()).as("Tollgate answered: no rule applies").isNull();
+        assertThat(none.response().entries()).isEmpty();
+        assertThat(none.headers().policy()).isNull();
+    }
+
+    @Test
+    void aCheckByAttributesWithoutTheIdentityItsRuleIsKeyedByIsAProblem() {
+        CheckRequest noIp = CheckRequest.byAttributes("auth", Map.of("route", "/login"), 1);
+        assertThatThrownBy(() -> client.checkBlocking(noIp))
+                .isInstanceOfSatisfying(TollgateProblemException.class, e -> {
+                    assertThat(e.status()).isEqualTo(422);
+                    assertThat(e.body()).contains("attributes.ip");
+                });
+    }
+
     @Test
     void keepsItsConnectionsAliveAcrossChecks() {
         try (TollgateClient fresh = TollgateClient.builder().endpoint(podA.base()).deadline(Duration.ofSeconds(5)).build()) {

@@ -3,7 +3,9 @@ package dev.tollgate.gateway;
 import dev.tollgate.client.TollgateClient;
 import dev.tollgate.client.affinity.DnsPodSource;
 import dev.tollgate.gateway.key.AccountKeyResolver;
+import dev.tollgate.gateway.key.AttributesKeyResolver;
 import dev.tollgate.gateway.key.IpKeyResolver;
+import dev.tollgate.gateway.key.RequestAttributes;
 import dev.tollgate.gateway.key.RouteKeyResolver;
 import dev.tollgate.limiter.Limiter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -11,6 +13,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -22,7 +25,7 @@ import org.springframework.context.annotation.Primary;
 
 /**
  * The limiter ({@code tollgateRateLimiter}) and the key resolvers ({@code tollgateAccountKeyResolver}, the default;
- * {@code tollgateRouteKeyResolver}, {@code tollgateIpKeyResolver}) for routes to name; in client mode also the
+ * {@code tollgateRouteKeyResolver}, {@code tollgateIpKeyResolver}, {@code tollgateAttributesKeyResolver}) for routes to name; in client mode also the
  * client's meters on the application's registry, its {@code tollgateClient} health indicator (with the actuator) and
  * the caller's {@code traceparent} forwarded on each check. Before Spring Cloud Gateway's
  * own configuration, whose {@code RequestRateLimiter} filter exists only when a limiter and a resolver already do.
@@ -32,6 +35,8 @@ import org.springframework.context.annotation.Primary;
 @ConditionalOnProperty(prefix = "tollgate.gateway", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(TollgateGatewayProperties.class)
 public class TollgateGatewayAutoConfiguration {
+
+    static final String EMBEDDED_ENGINE = "dev.tollgate.limiter.Limiter";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -93,10 +98,26 @@ public class TollgateGatewayAutoConfiguration {
         }
     }
 
+    /** Client mode's checks; the engine is not named here, so a gateway on the client runs without tollgate-limiter. */
     @Bean
     @ConditionalOnMissingBean
-    Checks tollgateChecks(TollgateGatewayProperties properties, ObjectProvider<TollgateClient> client, ObjectProvider<Limiter> limiter) {
-        if (properties.mode() == TollgateGatewayProperties.Mode.EMBEDDED) {
+    @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "client", matchIfMissing = true)
+    Checks tollgateChecks(TollgateClient client) {
+        return new ClientChecks(client);
+    }
+
+    /**
+     * Embedded mode's checks, by the application's {@code Limiter}. Only with tollgate-limiter on the class path (an
+     * optional dependency of this module): a class that names the engine is never loaded in client mode.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = EMBEDDED_ENGINE)
+    @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "embedded")
+    static class Embedded {
+
+        @Bean
+        @ConditionalOnMissingBean
+        Checks tollgateChecks(TollgateGatewayProperties properties, ObjectProvider<Limiter> limiter) {
             Limiter engine = limiter.getIfUnique();
             if (engine == null) {
                 throw new IllegalStateException("tollgate.gateway.mode=embedded needs one dev.tollgate.limiter.Limiter bean: build it with "
@@ -104,14 +125,34 @@ public class TollgateGatewayAutoConfiguration {
             }
             return new EmbeddedChecks(engine, properties.failMode());
         }
-        return new ClientChecks(client.getObject());
+    }
+
+    /** Embedded mode asked for, and the engine is not there: say what to add, instead of a missing Checks bean. */
+    @Bean
+    @ConditionalOnMissingClass(EMBEDDED_ENGINE)
+    @ConditionalOnProperty(prefix = "tollgate.gateway", name = "mode", havingValue = "embedded")
+    Checks tollgateChecksWithoutEngine() {
+        throw new IllegalStateException("tollgate.gateway.mode=embedded runs the engine in the gateway, and it is not on the class path: "
+                + "add the dependency dev.tollgate:tollgate-limiter (an optional dependency of tollgate-gateway-spring-cloud), or use "
+                + "tollgate.gateway.mode=client");
+    }
+
+    /** The request's exchange in the Reactor context, for a route that checks by attributes. */
+    @Bean
+    ExchangeInContext tollgateExchangeInContext() {
+        return new ExchangeInContext();
+    }
+
+    @Bean
+    RequestAttributes tollgateRequestAttributes(TollgateGatewayProperties properties) {
+        return new RequestAttributes(properties.keys().trustedProxies());
     }
 
     /** Primary: beside Spring Cloud Gateway's own Redis limiter (an application with Spring Data Redis gets it too). */
     @Bean
     @Primary
-    TollgateRateLimiter tollgateRateLimiter(Checks checks, ConfigurationService configurationService) {
-        return new TollgateRateLimiter(checks, configurationService);
+    TollgateRateLimiter tollgateRateLimiter(Checks checks, RequestAttributes attributes, ConfigurationService configurationService) {
+        return new TollgateRateLimiter(checks, attributes, configurationService);
     }
 
     @Bean
@@ -123,6 +164,12 @@ public class TollgateGatewayAutoConfiguration {
     @Bean
     RouteKeyResolver tollgateRouteKeyResolver() {
         return new RouteKeyResolver();
+    }
+
+    /** For a route that checks by attributes: the request's identity, or nothing when it lacks an attribute its route reads. */
+    @Bean
+    AttributesKeyResolver tollgateAttributesKeyResolver(TollgateRateLimiter limiter, RequestAttributes attributes) {
+        return new AttributesKeyResolver(limiter::sourcesOf, attributes);
     }
 
     @Bean
