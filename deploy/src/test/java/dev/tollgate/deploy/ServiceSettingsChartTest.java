@@ -28,7 +28,9 @@ class ServiceSettingsChartTest {
             "tollgate.rules.token", "the chart mounts the token as a file (tollgate.rules.token-file), so that a renewed one is read",
             "tollgate.rules.client-credentials.client-secret", "the chart mounts the secret as a file (client-secret-file), so that a rotated one is read",
             "tollgate.security.dev-token", "never outside the dev profile, which the chart never turns on",
-            "tollgate.security.issuer", "only with a key file; the chart takes the issuer's URI (rulesService.jwt.issuerUri)");
+            "tollgate.security.issuer", "only with a key file; the chart takes the issuer's URI (rulesService.jwt.issuerUri)",
+            "tollgate.forward-auth.domains", "a domain's own header names are a map two levels deep: checkService.env "
+                    + "(TOLLGATE_FORWARDAUTH_DOMAINS_<DOMAIN>_PLAN=X-Tier); settings go one level deep");
 
     /** The variables application.yml maps onto a property whose relaxed name differs (the pods' shared names). */
     private static final Map<String, String> ALIASES = Map.of(
@@ -48,6 +50,11 @@ class ServiceSettingsChartTest {
                 "access", Map.of("tokenSecret", "gateway-tokens"))),
                 Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"),
                         "rules", Map.of("sslBundle", "rules-feed"), "grpc", Map.of("sslBundle", "rls"))))), deployment, service));
+        // a region serving envoyproxy/ratelimit's files from a ConfigMap, with forward auth's optional settings
+        env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of(
+                "rules", Map.of("watch", false, "envoyConfigMap", "ratelimit-config"))),
+                Map.of("checkService", Map.of("settings", Map.of("forwardAuth", Map.of("domain", "public-api", "realIpHeader", "X-Real-IP",
+                        "headers", Map.of("cost", "X-Cost")))))), deployment, service));
         // and a third has the pods obtain their watch token by client credentials
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of("rules", Map.of("tokenSecret", "",
                 "clientCredentials", Map.of("enabled", true, "tokenUri", "https://idp.example/token", "clientId", "tollgate-pods",
