@@ -282,8 +282,8 @@ class ClientIT {
 
     @Test
     void aRefusedCheckIsAProblemNeverAFallback() {
-        CheckRequest zeroCost = new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", "acct_x", 0)));
-        assertThatThrownBy(() -> client.checkBlocking(zeroCost))
+        CheckRequest negativeCost = new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", "acct_x", -1)));
+        assertThatThrownBy(() -> client.checkBlocking(negativeCost))
                 .isInstanceOfSatisfying(TollgateProblemException.class, e -> {
                     assertThat(e.status()).isEqualTo(422);
                     assertThat(e.code()).isEqualTo("invalid_request");
@@ -525,7 +525,7 @@ class ClientIT {
             for (int i = 0; i < 4; i++) {
                 metered.checkBlocking(tight(key));
             }
-            assertThatThrownBy(() -> metered.checkBlocking(new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", key, 0)))))
+            assertThatThrownBy(() -> metered.checkBlocking(new CheckRequest("public-api", List.of(CheckEntry.of("api-tight", key, -1)))))
                     .isInstanceOf(TollgateProblemException.class);
             assertThat(late.checkBlocking(tight(key)).fallback().reason()).isEqualTo(ClientFallback.Reason.DEADLINE);
             assertThatThrownBy(() -> refused.checkBlocking(tight(key))).isInstanceOf(TollgateUnavailableException.class);

@@ -199,8 +199,8 @@ final class SoakTraffic {
                 "{\"domain\":\"soak\",\"entries\":[]}",
                 // a key over 256 bytes: 422
                 "{\"domain\":\"soak\",\"entries\":[{\"rule\":\"pro\",\"key\":\"" + "k".repeat(300) + "\",\"cost\":1}]}",
-                // a cost of 0: 422
-                "{\"domain\":\"soak\",\"entries\":[{\"rule\":\"pro\",\"key\":\"" + key + "\",\"cost\":0}]}");
+                // a negative cost: 422 (0 is a look)
+                "{\"domain\":\"soak\",\"entries\":[{\"rule\":\"pro\",\"key\":\"" + key + "\",\"cost\":-1}]}");
         RateLimitRequest noDescriptors = RateLimitRequest.newBuilder().setDomain(DOMAIN).build();
         return bodies.stream()
                 .map(body -> new Check(Kind.MALFORMED, "", -1, new WireCheck(body.getBytes(StandardCharsets.UTF_8), noDescriptors)))
