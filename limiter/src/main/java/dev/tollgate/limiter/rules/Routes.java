@@ -2,9 +2,11 @@ package dev.tollgate.limiter.rules;
 
 /**
  * A route as the rules are matched against it: the path alone (no query or fragment), its unreserved
- * characters percent-decoded, empty and {@code .} segments dropped, {@code ..} segments resolved, no
- * trailing slash. A caller's spelling ({@code /v1//labels/}, {@code /v1/./labels}, {@code /v1/%6Cabels})
- * cannot step around a route's rule that the backend would still serve the request under. {@code %2F} stays
+ * characters percent-decoded, each segment's {@code ;} parameters dropped, empty and {@code .} segments dropped,
+ * {@code ..} segments resolved, no trailing slash. A caller's spelling ({@code /v1//labels/}, {@code /v1/./labels},
+ * {@code /v1/%6Cabels}, {@code /login;x}, {@code /x/..;/login}) cannot step around a route's rule that the backend
+ * would still serve the request under: servlet containers and Spring drop path parameters before they route, so
+ * {@code /login;x} is their {@code /login}. Dropping them where a backend would not only ever limits more. {@code %2F} stays
  * encoded: it is not a slash to most backends, and decoding it would join segments they keep apart.
  *
  * <p>Public for adapters that read a route from a caller's header (check-service's forward auth): they normalize
@@ -32,7 +34,8 @@ public final class Routes {
         while (from <= path.length()) {
             int slash = path.indexOf('/', from);
             int to = slash < 0 ? path.length() : slash;
-            String segment = path.substring(from, to);
+            int parameters = path.indexOf(';', from);
+            String segment = path.substring(from, parameters >= 0 && parameters < to ? parameters : to);
             if (segment.equals("..")) {
                 if (depth > 0) {
                     normalized.setLength(starts[--depth]);

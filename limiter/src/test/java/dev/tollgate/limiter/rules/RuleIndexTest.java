@@ -64,7 +64,8 @@ class RuleIndexTest {
     @Test
     void oddSpellingsOfARouteMatchItsRule() {
         for (String spelling : List.of("/v1/labels/", "/v1//labels", "/v1/./labels", "/v1/x/../labels", "/v1/%6cabels", "/v1/labels?x=1",
-                "/v1/labels#top", "//v1/labels", "/v1/%2E/labels", "v1/labels")) {
+                "/v1/labels#top", "//v1/labels", "/v1/%2E/labels", "v1/labels", "/v1/labels;x", "/v1;a=b/labels;jsessionid=1",
+                "/v1/x/..;/labels", "/v1/;/labels")) {
             assertThat(ids("growth", spelling)).as(spelling).containsExactly("growth-global", "growth-labels");
         }
         assertThat(ids("growth", "/v1%2Flabels")).as("an encoded slash is not a slash").doesNotContain("growth-labels");
