@@ -56,12 +56,18 @@ record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolea
             problems.add(CheckProblem.ofRequest("descriptors", "must hold at least one descriptor"));
         }
         int count = envoy.getDescriptorsCount();
+        boolean byAttributes = !book.knows(envoy.getDomain());
         List<Optional<DescriptorBook.Resolved>> resolved = new ArrayList<>(count);
         Set<String> replaced = new HashSet<>();
         for (int i = 0; i < count; i++) {
             RateLimitDescriptor descriptor = envoy.getDescriptors(i);
             if (descriptor.getEntriesCount() == 0) {
                 problems.add(CheckProblem.ofRequest("descriptors[" + i + "].entries", "must hold at least one entry"));
+                resolved.add(Optional.empty());
+                continue;
+            }
+            if (byAttributes) {
+                // no mapping to resolve against: the descriptor is read as attributes below
                 resolved.add(Optional.empty());
                 continue;
             }
@@ -79,7 +85,6 @@ record DescriptorCheck(Optional<CheckRequest> request, int[][] entriesOf, boolea
         boolean[] unlimited = new boolean[count];
         List<Optional<String>> details = new ArrayList<>();
         List<CheckEntry> entries = new ArrayList<>();
-        boolean byAttributes = !book.knows(envoy.getDomain());
         int unmatched = 0;
         int overridesIgnored = 0;
         for (int i = 0; i < count; i++) {

@@ -30,6 +30,7 @@ final class KeyGroup {
     private final List<List<Integer>> entryIndexes = new ArrayList<>();
     private List<Spend> spends;
     private String leaseSet;
+    private Boolean answeredLocally;
 
     KeyGroup(Id id) {
         this.id = id;
@@ -38,6 +39,7 @@ final class KeyGroup {
     void add(Rule rule, double share, int cost, int entryIndex) {
         spends = null;
         leaseSet = null;
+        answeredLocally = null;
         for (int i = 0; i < rules.size(); i++) {
             if (rules.get(i).id().equals(rule.id())) {
                 costs.set(i, costs.get(i) + cost);
@@ -65,27 +67,21 @@ final class KeyGroup {
         return id.shadow();
     }
 
-    /** Whether every limit of the group is a token bucket: only those are leased and kept in local buckets. */
     /**
-     * Whether an entry of the group only looks (cost 0): it asks whether one more request would pass and spends
-     * nothing, so the group is decided by the store alone, without a local bucket or a lease, which spend.
+     * Whether the pod itself may answer for the group, from a lease or its local-first bucket: every limit is a
+     * token bucket (only those are leased and kept locally) and every entry spends. An entry that only looks (cost
+     * 0) asks whether one more request would pass, which only the store can say without spending. Decided once:
+     * the local stage asks up to five times per check.
      */
-    boolean looks() {
-        for (Long cost : costs) {
-            if (cost == 0) {
-                return true;
+    boolean answeredLocally() {
+        if (answeredLocally == null) {
+            boolean buckets = true;
+            for (int i = 0; i < rules.size(); i++) {
+                buckets &= rules.get(i).algorithm() == Algorithm.TOKEN_BUCKET && costs.get(i) > 0;
             }
+            answeredLocally = buckets;
         }
-        return false;
-    }
-
-    boolean allBuckets() {
-        for (Rule rule : rules) {
-            if (rule.algorithm() != Algorithm.TOKEN_BUCKET) {
-                return false;
-            }
-        }
-        return true;
+        return answeredLocally;
     }
 
     int size() {

@@ -76,7 +76,7 @@ final class LocalStage {
                 return Optional.of(GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry)));
             }
         }
-        if (optimizations.localFirst() && isBucketGroup(group)) {
+        if (optimizations.localFirst() && group.answeredLocally()) {
             long retry = localBuckets.trySpend(group.key(), spends);
             if (retry > 0) {
                 metrics.localDrop();
@@ -89,7 +89,7 @@ final class LocalStage {
 
     /** One request's worth from the set's lease, if the pod holds one. */
     Optional<GroupAnswer> fromLease(KeyGroup group) {
-        if (!optimizations.leases() || !isBucketGroup(group)) {
+        if (!optimizations.leases() || !group.answeredLocally()) {
             return Optional.empty();
         }
         Optional<Leases.Taken> taken = leases.take(group.leaseSet());
@@ -109,12 +109,12 @@ final class LocalStage {
      * expired lease keeps it, and the lease's tokens are counted as stranded when it goes).
      */
     boolean giveBackToLease(KeyGroup group) {
-        return optimizations.leases() && isBucketGroup(group) && leases.giveBack(group.leaseSet());
+        return optimizations.leases() && group.answeredLocally() && leases.giveBack(group.leaseSet());
     }
 
     /** Requests to ask the store for: a lease for token buckets, one otherwise or after a lost grant. */
     int want(KeyGroup group) {
-        if (!optimizations.leases() || !isBucketGroup(group)) {
+        if (!optimizations.leases() || !group.answeredLocally()) {
             return 1;
         }
         return lostGrants.getIfPresent(group.leaseSet()) != null ? 1 : optimizations.leaseWant();
@@ -129,7 +129,7 @@ final class LocalStage {
         if (!reply.allowed()) {
             refund(group);
         }
-        if (optimizations.leases() && isBucketGroup(group)) {
+        if (optimizations.leases() && group.answeredLocally()) {
             lostGrants.invalidate(group.leaseSet());
             if (reply.allowed() && reply.granted() > 1) {
                 long costPerRequest = group.spends().stream().mapToLong(Spend::cost).sum();
@@ -163,7 +163,7 @@ final class LocalStage {
 
     /** Gives the local-first bucket back what a request took from it when the request was not admitted after all. */
     void refund(KeyGroup group) {
-        if (optimizations.localFirst() && isBucketGroup(group)) {
+        if (optimizations.localFirst() && group.answeredLocally()) {
             localBuckets.refund(group.key(), group.spends());
         }
     }
@@ -176,14 +176,9 @@ final class LocalStage {
         return storeRemaining + leaseLeft * cost;
     }
 
-    /** Token buckets only, spending: what the local-first bucket and a lease can answer for. */
-    private static boolean isBucketGroup(KeyGroup group) {
-        return group.allBuckets() && !group.looks();
-    }
-
     /** The group's lease set when it is leased. */
     Optional<String> leaseSet(KeyGroup group) {
-        return optimizations.leases() && isBucketGroup(group) ? Optional.of(group.leaseSet()) : Optional.empty();
+        return optimizations.leases() && group.answeredLocally() ? Optional.of(group.leaseSet()) : Optional.empty();
     }
 
     private void countByRule(KeyGroup group, String answer) {
