@@ -2,6 +2,8 @@ package dev.tollgate.check;
 
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,29 +54,57 @@ class ColdPodIT {
         }
     }
 
+    /**
+     * As a user starts it, with its warm-up (shortened to keep the run short): its ports answer enforced checks while it
+     * warms, readiness waits for the warm-up, and nothing of the warm-up reaches the region's Redis or the pod's meters.
+     */
     @Test
-    void aColdPodsFirstCheckOnEveryShardIsEnforced() throws Exception {
+    void aColdPodWarmsUpBeforeItIsReadyAndItsFirstCheckOnEveryShardIsEnforced() throws Exception {
         RedisCluster cluster = RedisCluster.shared();
         List<Integer> ports = RedisCluster.reservePorts(3);
-        start(cluster.clusterNodes(), ports);
+        start(cluster.clusterNodes(), ports, "--tollgate.warm-up.enabled=true", "--tollgate.warm-up.max-duration=20s");
         String api = "http://127.0.0.1:" + ports.get(0);
-        String readiness = "http://127.0.0.1:" + ports.get(1) + "/actuator/health/readiness";
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50))
-                .until(() -> pod.isAlive() && status(readiness) == 200 || failed());
+        String management = "http://127.0.0.1:" + ports.get(1);
+        String readiness = management + "/actuator/health/readiness";
+        AtomicBoolean answeredWhileWarming = new AtomicBoolean();
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            if (!pod.isAlive() || status(readiness) == 200) {
+                return true;
+            }
+            if (!answeredWhileWarming.get() && Files.readString(log).contains("Started CheckServiceApplication")) {
+                HttpResponse<String> check = check(api, "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"warming_"
+                        + UUID.randomUUID() + "\"}]}");
+                answeredWhileWarming.set(check.statusCode() == 200 && check.body().contains("\"remaining\":19")
+                        && !check.body().contains("fallback") && status(readiness) != 200);
+            }
+            return false;
+        });
         assertThat(pod.isAlive()).as("the pod died: %s", tail()).isTrue();
+        assertThat(Files.readString(log)).as("the warm-up ran before the pod was ready: %s", tail()).containsPattern("warmed up in [0-9.]+ s");
+        assertThat(answeredWhileWarming).as("an enforced check answered while the pod warmed up").isTrue();
+        for (Node primary : cluster.primaries()) {
+            try (RedisClient redis = RedisClient.create(primary.uri()); StatefulRedisConnection<String, String> connection = redis.connect()) {
+                assertThat(connection.sync().keys("*" + "warm-up" + "*")).as("warm-up keys on %s", primary.hostAndPort()).isEmpty();
+            }
+        }
+        HttpResponse<String> scrape = HTTP.send(HttpRequest.newBuilder(URI.create(management + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(scrape.body()).contains("tollgate_").doesNotContain("warm-up").doesNotContain("tollgate-warm-up");
 
         for (Node primary : cluster.primaries()) {
             String key = keyOn(cluster, primary);
-            HttpResponse<String> first = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/v1/ratelimit:check"))
-                    .header("Content-Type", "application/json").timeout(Duration.ofSeconds(10))
-                    .POST(HttpRequest.BodyPublishers.ofString(
-                            "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"" + key + "\"}]}"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> first = check(api, "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"" + key + "\"}]}");
 
             assertThat(first.statusCode()).isEqualTo(200);
             assertThat(first.body()).as("the first check on %s", primary.hostAndPort())
                     .contains("\"remaining\":19").doesNotContain("fallback");
         }
+    }
+
+    private static HttpResponse<String> check(String api, String body) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(api + "/v1/ratelimit:check"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /**
@@ -121,8 +152,10 @@ class ColdPodIT {
                 + " this pod's configuration: empty (rules from the file)");
     }
 
-    private void start(String nodes, List<Integer> ports) throws IOException {
-        start(List.of(), nodes, ports, "--tollgate.rules.file=" + Path.of("src/test/resources/rules-test.yml").toAbsolutePath());
+    private void start(String nodes, List<Integer> ports, String... arguments) throws IOException {
+        List<String> all = new ArrayList<>(List.of("--tollgate.rules.file=" + Path.of("src/test/resources/rules-test.yml").toAbsolutePath()));
+        all.addAll(List.of(arguments));
+        start(List.of(), nodes, ports, all.toArray(String[]::new));
     }
 
     private void start(List<String> jvmFlags, String nodes, List<Integer> ports, String... rules) throws IOException {

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.reactor.netty.NettyRouteProvider;
@@ -37,6 +38,7 @@ import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * {@code POST /v1/ratelimit:check} straight on Reactor Netty, ahead of WebFlux: the same check, answer,
@@ -65,7 +67,7 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
      * Looked up once every bean is built, before the ports open: the web server factory asks for its routes, and Spring
      * AOT's processing of the management server's context builds that factory in the build, where no store can be.
      */
-    private final ObjectProvider<Limiter> limiters;
+    private final Supplier<Limiter> limiters;
     private Limiter limiter;
     private final CheckJson check;
     private final JsonMapper json;
@@ -76,19 +78,25 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
     private final Map<Integer, Timer> timers = new ConcurrentHashMap<>();
     private volatile LongTaskTimer active;
 
+    @Autowired
     CheckRoute(ObjectProvider<Limiter> limiters, CheckJson check, JsonMapper json, ServiceTokens tokens, MeterRegistry meters,
                @Value("${spring.http.codecs.max-in-memory-size:256KB}") DataSize maxBody) {
+        this(limiters::getObject, check, json, tokens, meters, maxBody.toBytes());
+    }
+
+    /** The route on an engine of its own, for a server of its own: {@link LoopbackCheckServer}. */
+    CheckRoute(Supplier<Limiter> limiters, CheckJson check, JsonMapper json, ServiceTokens tokens, MeterRegistry meters, long maxBody) {
         this.limiters = limiters;
         this.check = check;
         this.json = json;
         this.tokens = tokens;
         this.meters = meters;
-        this.maxBody = maxBody.toBytes();
+        this.maxBody = maxBody;
     }
 
     @Override
     public void afterSingletonsInstantiated() {
-        limiter = limiters.getObject();
+        limiter = limiters.get();
     }
 
     @Override

@@ -208,12 +208,18 @@ class LimiterConfiguration {
         return live;
     }
 
+    /** The engine's settings: the pod's, and its warm-up's engine's, which must run the same code paths. */
     @Bean
-    Limiter limiter(RuleBook ruleBook, RedisCounterStore store, CheckProperties properties, LimiterMetrics metrics,
+    LimiterSettings limiterSettings(CheckProperties properties, RedisCounterStore store) {
+        return new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
+                properties.optimizations().settings(), properties.check().deadlineOr(store.commandTimeout()));
+    }
+
+    @Bean
+    Limiter limiter(RuleBook ruleBook, RedisCounterStore store, LimiterSettings settings, LimiterMetrics metrics,
                     PodRegistry pods, UsageRecorder usage, Clock clock) {
         return Limiter.builder(ruleBook, store)
-                .settings(new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
-                        properties.optimizations().settings(), properties.check().deadlineOr(store.commandTimeout())))
+                .settings(settings)
                 .metrics(metrics)
                 .clock(clock)
                 .livePods(pods)

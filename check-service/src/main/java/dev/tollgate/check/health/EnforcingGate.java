@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Whether a pod is ready, meaning it enforces: it holds rules, and it has reached its counter
- * store since it started. A pod that never reaches its store becomes ready in fallback once the grace
+ * Whether a pod is ready, meaning it enforces at full speed: it holds rules, it has reached its counter
+ * store since it started, and its warm-up is over. A pod that never reaches its store becomes ready in fallback once the grace
  * is over (unless the grace is negative), so that a region restarted during a Redis outage still serves.
  *
  * <p>Once ready, always ready: the inputs only ever go one way (a snapshot is never taken back, a store
@@ -31,9 +31,13 @@ final class EnforcingGate {
     /**
      * @param holdsRules   whether the pod has rules to enforce (always, for a static rules file)
      * @param storeReached whether the pod has reached its counter store since it started
+     * @param warm         whether its warm-up is over (or off), or what it is doing
      */
-    Verdict check(boolean holdsRules, boolean storeReached, Instant now) {
-        List<String> waitingFor = new ArrayList<>(2);
+    Verdict check(boolean holdsRules, boolean storeReached, Warmth warm, Instant now) {
+        List<String> waitingFor = new ArrayList<>(3);
+        if (!warm.done()) {
+            waitingFor.add("the warm-up (" + warm.state() + ")");
+        }
         if (!holdsRules) {
             waitingFor.add("a rules snapshot from rules-service (none saved or fetched yet)");
         }
@@ -52,6 +56,12 @@ final class EnforcingGate {
 
     private boolean graceOver(Instant now) {
         return !storeGrace.isNegative() && !now.isBefore(started.plus(storeGrace));
+    }
+
+    /** Whether the warm-up is over, and what it does or did. */
+    record Warmth(boolean done, String state) {
+
+        static final Warmth NONE = new Warmth(true, "off");
     }
 
     /**

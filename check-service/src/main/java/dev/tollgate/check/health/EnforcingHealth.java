@@ -2,6 +2,7 @@ package dev.tollgate.check.health;
 
 import dev.tollgate.check.config.CheckProperties;
 import dev.tollgate.check.rules.RulesWatcher;
+import dev.tollgate.check.warmup.WarmUp;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.store.RedisCounterStore;
 import org.slf4j.Logger;
@@ -27,11 +28,14 @@ class EnforcingHealth implements HealthIndicator {
     private final RedisCounterStore store;
     private final Limiter limiter;
     private final RulesWatcher watcher;
+    private final WarmUp warmUp;
     private final Clock clock;
     private final EnforcingGate gate;
 
-    EnforcingHealth(RedisCounterStore store, Limiter limiter, CheckProperties properties, ObjectProvider<RulesWatcher> watcher, Clock clock) {
+    EnforcingHealth(RedisCounterStore store, Limiter limiter, CheckProperties properties, ObjectProvider<RulesWatcher> watcher,
+                    ObjectProvider<WarmUp> warmUp, Clock clock) {
         this.store = store;
+        this.warmUp = warmUp.getIfAvailable();
         this.limiter = limiter;
         this.watcher = watcher.getIfAvailable();
         this.clock = clock;
@@ -45,7 +49,8 @@ class EnforcingHealth implements HealthIndicator {
         // reached, and the engine readied against it: when the store's first connect attempt failed (a pod started before
         // its cluster, or starved of CPU), that happens after the connection, and a check before it could fail open
         boolean enforcing = connection.connected() && limiter.prepared();
-        EnforcingGate.Verdict verdict = gate.check(holdsRules, enforcing, clock.instant());
+        EnforcingGate.Warmth warm = warmUp == null ? EnforcingGate.Warmth.NONE : new EnforcingGate.Warmth(warmUp.done(), warmUp.state());
+        EnforcingGate.Verdict verdict = gate.check(holdsRules, enforcing, warm, clock.instant());
         if (verdict.becameReady()) {
             if (enforcing) {
                 log.info("ready: enforcing, with rules and the counter store");
@@ -56,7 +61,8 @@ class EnforcingHealth implements HealthIndicator {
         }
         Health.Builder health = Health.status(verdict.ready() ? Status.UP : Status.OUT_OF_SERVICE)
                 .withDetail("mode", verdict.mode())
-                .withDetail("rules", watcher == null ? "static rules file" : watcher.holdsRules() ? "snapshot applied" : "none yet");
+                .withDetail("rules", watcher == null ? "static rules file" : watcher.holdsRules() ? "snapshot applied" : "none yet")
+                .withDetail("warmUp", warm.state());
         if (!verdict.waitingFor().isEmpty()) {
             health.withDetail("waitingFor", verdict.waitingFor());
         }

@@ -1,0 +1,73 @@
+package dev.tollgate.check.warmup;
+
+import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.limiter.Limiter;
+import dev.tollgate.limiter.Outcome;
+import dev.tollgate.limiter.rules.DescriptorBook;
+import dev.tollgate.store.InMemoryCounterStore;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A warm-up that sent checks the engine refuses would warm the refusal, not the check: every check of its cycle is
+ * answered, some allowed and some denied, and every Envoy call of it resolves to its rules.
+ */
+class WarmUpTrafficTest {
+
+    @Test
+    void everyCheckOfTheCycleIsAnsweredAndBothVerdictsAreRun() throws Exception {
+        Limiter engine = Limiter.builder(WarmUpTraffic.rules(), new InMemoryCounterStore(() -> System.currentTimeMillis() * 1_000)).build();
+        int allowed = 0;
+        int denied = 0;
+        for (int round = 0; round < 3; round++) {
+            for (int n = 0; n < WarmUpTraffic.KEYS; n++) {
+                CheckRequest check = WarmUpTraffic.check(n);
+                Outcome outcome = engine.check(check).get(5, TimeUnit.SECONDS);
+                assertThat(outcome).as("check %d: %s", n, check).isInstanceOf(Outcome.Answered.class);
+                CheckResponse response = ((Outcome.Answered) outcome).response();
+                if (response.allowed()) {
+                    allowed++;
+                } else {
+                    denied++;
+                }
+            }
+        }
+        assertThat(allowed).isPositive();
+        assertThat(denied).isPositive();
+    }
+
+    @Test
+    void everyEnvoyCallResolvesToItsRules() {
+        DescriptorBook descriptors = WarmUpTraffic.descriptors();
+        List<RateLimitRequest> calls = WarmUpTraffic.rlsRequests();
+        assertThat(calls).hasSize(WarmUpTraffic.KEYS);
+        for (RateLimitRequest call : calls) {
+            for (RateLimitDescriptor descriptor : call.getDescriptorsList()) {
+                List<String> keys = descriptor.getEntriesList().stream().map(RateLimitDescriptor.Entry::getKey).toList();
+                List<String> values = descriptor.getEntriesList().stream().map(RateLimitDescriptor.Entry::getValue).toList();
+                assertThat(descriptors.resolve(call.getDomain(), keys, values)).as("%s", descriptor).get()
+                        .isInstanceOf(DescriptorBook.Limited.class);
+            }
+        }
+    }
+
+    @Test
+    void eachHttpRequestIsOneWholeRequestWithItsLength() {
+        for (byte[] request : WarmUpTraffic.httpRequests("127.0.0.1:1", "/v1/ratelimit:check")) {
+            String text = new String(request, StandardCharsets.US_ASCII);
+            int split = text.indexOf("\r\n\r\n");
+            String head = text.substring(0, split);
+            String body = text.substring(split + 4);
+            assertThat(head).startsWith("POST /v1/ratelimit:check HTTP/1.1\r\n").contains("content-length: " + body.length());
+            assertThat(body).startsWith("{").endsWith("}");
+        }
+    }
+}
