@@ -446,6 +446,8 @@ final class WireScenario implements Scenario {
                 List.of("server", "start to first answer", "what counted"));
         start.row(Server.FLOOR.label, Format.seconds(floor.coldStartSeconds()), "any 200 answer");
         start.row(Server.POD.label, Format.seconds(checkService.coldStartSeconds()), "an enforced verdict of the rules file's rules");
+        start.row(Server.POD.label + ", ready", Format.seconds(checkService.readySeconds()),
+                "readiness UP, after its warm-up (tollgate.warm-up): the load below starts then, as a load balancer's would");
         section.table(start);
         if (!coldStarts.starts().isEmpty()) {
             section.method("**Cold start by launch**: after the steps, with both servers stopped, check-service is started again and "

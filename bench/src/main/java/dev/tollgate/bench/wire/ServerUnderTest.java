@@ -33,6 +33,8 @@ public final class ServerUnderTest implements AutoCloseable {
     private final JvmCounters counters;
     private final double coldStartSeconds;
     private final CannedAnswer firstAnswer;
+    /** From the process start to readiness UP (check-service: after its warm-up), seconds; NaN for the floor. */
+    private double readySeconds = Double.NaN;
 
     private ServerUnderTest(String name, JavaProcess process, int httpPort, int grpcPort, JvmCounters counters,
                             double coldStartSeconds, CannedAnswer firstAnswer) {
@@ -74,8 +76,40 @@ public final class ServerUnderTest implements AutoCloseable {
                 "--logging.level.root=WARN"));
         JavaProcess process = JavaProcess.start("check-service", jvmFlags, jmx, List.of("-jar", pod.jar().toString()), arguments,
                 workDirectory);
-        return await("check-service", process, http, grpc, jmx, probe,
+        ServerUnderTest server = await("check-service", process, http, grpc, jmx, probe,
                 response -> response.statusCode() == 200 && enforced(response.body()));
+        // a load balancer sends a pod traffic once it is ready, after its warm-up: load before that would compete with it
+        server.readySeconds = awaitReady(process, http);
+        return server;
+    }
+
+    /** Polls the pod's readiness every few milliseconds until it is UP; answers when that was, seconds from the start. */
+    private static double awaitReady(JavaProcess process, int http) {
+        HttpClient poller = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofMillis(500)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/actuator/health/readiness"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = process.startedNanos() + START_TIMEOUT.toNanos();
+        try {
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("check-service exited before it was ready; its log " + process.log() + " ends:\n"
+                            + process.logTail(30));
+                }
+                try {
+                    if (poller.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        return (System.nanoTime() - process.startedNanos()) / 1e9;
+                    }
+                } catch (IOException e) {
+                    // not answering yet
+                }
+                Thread.sleep(POLL_NANOS / 1_000_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process.close();
+        throw new IllegalStateException("check-service was not ready within " + START_TIMEOUT.toSeconds() + " s; its log " + process.log()
+                + " ends:\n" + process.logTail(30));
     }
 
     /** Starts the floor, answering {@code canned} to every request. */
@@ -195,6 +229,11 @@ public final class ServerUnderTest implements AutoCloseable {
     /** From the process start to the first answer that counts, seconds. */
     public double coldStartSeconds() {
         return coldStartSeconds;
+    }
+
+    /** From the process start to readiness UP, after the pod's warm-up, seconds; NaN for a server without readiness. */
+    public double readySeconds() {
+        return readySeconds;
     }
 
     /** The answer that ended the cold start, as it came over the wire. */
