@@ -103,9 +103,6 @@ public final class ServiceLauncher {
         properties.put("tollgate.region.name", REGION);
         // the default id is host name + PID, the same for every pod in this JVM: they would count as one
         properties.put("tollgate.pods.id", "dev-" + name.replace(" #", "-"));
-        // the stack's pods share one JVM, whose JIT one warm-up would warm for all, on a laptop that wants the stack up
-        // in seconds: a dev stack is not the autoscaled fleet the warm-up is for
-        properties.put("tollgate.warm-up.enabled", "false");
         return start(Service.CHECK_SERVICE, name, CheckServiceApplication.class, WebApplicationType.REACTIVE, address, port,
                 properties, extra);
     }
