@@ -130,6 +130,29 @@ class ConfigApplyIT extends ServiceTestBase {
     }
 
     @Test
+    void aReaderDiffsWhatADryRunAnswersWithoutTheAdminScopeAndWithoutALock() {
+        String domain = uniqueId("code");
+        apply(example(domain), "");
+        String changed = example(domain).replace("    limit: 5\n", "    limit: 9\n");
+        long revision = storeRevision();
+        Api reader = api.as(TestTokens.token("bob", TestTokens.READ));
+
+        Api.Response diff = reader.request("POST", "/v1/config:diff").body(changed, "application/yaml").send();
+        Api.Response dryRun = apply(changed, "?dry_run=true");
+
+        assertThat(diff.status).as(diff.toString()).isEqualTo(200);
+        assertThat(diff.json().get("changes")).isEqualTo(dryRun.json().get("changes"));
+        assertThat(diff.json().get("digest_before")).isEqualTo(dryRun.json().get("digest_before"));
+        assertThat(diff.json().get("digest_after")).isEqualTo(dryRun.json().get("digest_after"));
+        assertThat(storeRevision()).isEqualTo(revision);
+        // only that one path reads: the apply beside it, in any spelling, stays the admin's
+        assertProblem(reader.request("POST", APPLY).body(changed, "application/yaml").send(), 403, "forbidden");
+        assertThat(reader.request("POST", "/v1/config:diff/").body(changed, "application/yaml").send().status).isIn(403, 404);
+        assertProblem(reader.request("POST", "/v1/config:diff").body("domain: " + domain + "\nrules: 3\n", "application/yaml").send(),
+                422, "invalid_config");
+    }
+
+    @Test
     void dropsAMappedRuleWithItsMappingAndOverridesInOneApplyWhateverTheOrder() {
         String domain = uniqueId("code");
         apply(example(domain), "");

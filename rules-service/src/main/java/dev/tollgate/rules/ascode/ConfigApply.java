@@ -76,18 +76,35 @@ class ConfigApply {
 
     ApplyReport apply(byte[] body, Format format, boolean dryRun, ExpectedDigest expected, String actor, String reason) {
         String why = reason == null || reason.isBlank() ? DEFAULT_REASON : reason;
+        DomainConfig file = judged(body, format, validator.validateReason(why));
+        Supplier<ApplyReport> write = () -> write(file, dryRun, expected, actor, why);
+        return dryRun ? writes.rehearsed(write) : writes.locked(write);
+    }
+
+    /**
+     * The difference alone, for a reader's token (a pull request's check): the file judged as an apply judges it and
+     * compared with one consistent read of the store, taking no lock and writing nothing. What an apply would refuse
+     * besides is what the whole-file check cannot see, and that the write order above rules out.
+     */
+    ApplyReport diff(byte[] body, Format format) {
+        DomainConfig file = judged(body, format, List.of());
+        refuseRulesOfOtherDomains(file);
+        DomainConfig stored = store.snapshot(file.domain()).config();
+        return ApplyReport.of(file.domain(), true, DomainFile.digest(stored), DomainFile.digest(file), ConfigDiff.between(stored, file, json));
+    }
+
+    /** The file read and judged whole, with {@code alsoRefused} (the reason's problems) listed beside its own. */
+    private DomainConfig judged(byte[] body, Format format, List<Violation> alsoRefused) {
         Reading reading = DomainFile.parse(body, format, clock.instant());
         if (reading.unreadable() != null) {
             throw new BadRequestException("The file cannot be read: it " + reading.unreadable() + ".");
         }
-        List<Violation> violations = new ArrayList<>(validator.validateReason(why));
+        List<Violation> violations = new ArrayList<>(alsoRefused);
         violations.addAll(reading.violations());
         if (!violations.isEmpty()) {
             throw new InvalidConfigException(violations);
         }
-        DomainConfig file = reading.config();
-        Supplier<ApplyReport> write = () -> write(file, dryRun, expected, actor, why);
-        return dryRun ? writes.rehearsed(write) : writes.locked(write);
+        return reading.config();
     }
 
     private ApplyReport write(DomainConfig file, boolean dryRun, ExpectedDigest expected, String actor, String reason) {

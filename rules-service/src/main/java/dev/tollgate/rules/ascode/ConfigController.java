@@ -22,9 +22,10 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * {@code /v1/config:apply} and {@code /v1/config:export}: a domain's whole configuration as one file, YAML or JSON,
- * the custom-method style of {@code POST /v1/ratelimit:check}. Applying is a write (scope ratelimit:admin), exporting
- * a read (ratelimit:read), as the security configuration decides for every {@code /v1} path by its method.
+ * {@code /v1/config:apply}, {@code :diff} and {@code :export}: a domain's whole configuration as one file, YAML or JSON,
+ * the custom-method style of {@code POST /v1/ratelimit:check}. Applying is a write (scope ratelimit:admin); exporting and
+ * diffing are reads (ratelimit:read): the diff is a POST only because it carries a file, and the security
+ * configuration names its one path.
  */
 @RestController
 class ConfigController {
@@ -54,6 +55,14 @@ class ConfigController {
                       Principal who) {
         ExpectedDigest expected = ExpectedDigest.parse(ifMatch);
         return apply.apply(file, formatOf(contentType), dryRun, expected, who.getName(), reason);
+    }
+
+    @Operation(summary = "What applying the file would change, for a reader's token (scope ratelimit:read, e.g. a pull request's check):"
+            + " the same diff as an apply's dry run, from one consistent read of the store, taking no lock and writing nothing")
+    @PostMapping(path = "/v1/config:diff", consumes = {YAML, "application/x-yaml", "text/yaml", MediaType.APPLICATION_JSON_VALUE},
+            produces = MediaType.APPLICATION_JSON_VALUE)
+    ApplyReport diff(@RequestBody(required = false) byte[] file, @RequestHeader(name = HttpHeaders.CONTENT_TYPE) String contentType) {
+        return apply.diff(file, formatOf(contentType));
     }
 
     @Operation(summary = "A domain's configuration in the canonical form of a rules-as-code file: YAML, or JSON for Accept: application/json;"
