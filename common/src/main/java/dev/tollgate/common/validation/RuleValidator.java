@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 public final class RuleValidator {
 
     /** Rule ids end up in Redis key names after the hash tag: keep them to characters that need no escaping. */
-    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     static final int MAX_RATE = 10_000_000;
     static final int MAX_BURST = 100_000_000;
     static final int MAX_PERIOD_S = 86_400;
