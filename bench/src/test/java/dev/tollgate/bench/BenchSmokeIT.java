@@ -43,10 +43,11 @@ class BenchSmokeIT {
         assertThat(rows(result, 6, 0)).hasSize(5);
         assertThat(rows(result, 6, 1)).hasSize(5);
         assertThat(rows(result, 7, 0)).hasSize(4);
-        // saturation: floor and check-service over HTTP/1.1 and h2c, check-service over gRPC; the same at the one rate; two cold starts
+        // saturation: floor and check-service over HTTP/1.1 and h2c, check-service over gRPC; the same at the one rate; two cold
+        // starts and check-service's readiness
         assertThat(rows(result, 8, 0)).hasSize(5);
         assertThat(rows(result, 8, 1)).hasSize(5);
-        assertThat(rows(result, 8, 2)).hasSize(2);
+        assertThat(rows(result, 8, 2)).extracting(row -> row.get(0)).containsExactly("floor", "check-service", "check-service, ready");
         // check-service's cold start by launch: the fat jar, without and with Spring AOT, and fast-start.sh's two layouts, one round
         assertThat(rows(result, 8, 3)).extracting(row -> row.get(0))
                 .containsExactly(Arrays.stream(ColdStarts.Launch.values()).map(launch -> launch.label).toArray(String[]::new));
