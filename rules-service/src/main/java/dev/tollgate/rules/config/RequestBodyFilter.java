@@ -17,7 +17,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 /**
  * What a request body must be before anything reads it.
@@ -33,19 +32,15 @@ import java.util.Map;
  */
 final class RequestBodyFilter extends OncePerRequestFilter {
 
-    private final long defaultLimit;
-    private final Map<String, Long> limitsByPath;
+    private final long limit;
 
-    /** @param limitsByPath a larger limit for the request paths that take whole files, spelt exactly; any other spelling gets the default */
-    RequestBodyFilter(long defaultLimit, Map<String, Long> limitsByPath) {
-        this.defaultLimit = defaultLimit;
-        this.limitsByPath = Map.copyOf(limitsByPath);
+    RequestBodyFilter(long limit) {
+        this.limit = limit;
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        long limit = limitsByPath.getOrDefault(request.getRequestURI(), defaultLimit);
         if (request.getContentLengthLong() > limit) {
             refuse(request, response, HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE,
                     "The request body is larger than " + limit + " bytes, the most this service accepts.");

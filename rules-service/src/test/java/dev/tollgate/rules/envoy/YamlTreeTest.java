@@ -1,6 +1,7 @@
-package dev.tollgate.common.wire;
+package dev.tollgate.rules.envoy;
 
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.rules.problem.InvalidEnvoyConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
@@ -9,8 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-class PlainTreeTest {
+class YamlTreeTest {
 
     @Test
     void readsADocumentAsPlainMapsListsAndScalars() {
@@ -57,50 +59,36 @@ class PlainTreeTest {
     void nestingPastTheBoundIsRefusedBeforeTheReaderRecursesThatDeep() {
         String deep = "[".repeat(100_000) + "]".repeat(100_000);
 
-        assertThat(PlainTree.yaml(deep.getBytes(StandardCharsets.UTF_8)).unreadable()).contains("nesting depth");
-        assertThat(PlainTree.json(deep.getBytes(StandardCharsets.UTF_8)).unreadable()).contains("nesting depth");
-        assertThat(read("[".repeat(PlainTree.MAX_DEPTH) + "]".repeat(PlainTree.MAX_DEPTH))).isInstanceOf(List.class);
+        InvalidEnvoyConfigException refused = refused(deep);
+
+        assertThat(refused.violations().get(0).message()).contains("nesting depth");
+        assertThat(read("[".repeat(YamlTree.MAX_DEPTH) + "]".repeat(YamlTree.MAX_DEPTH))).isInstanceOf(List.class);
     }
 
     @Test
     void noDocumentIsAnEmptyFile() {
-        assertThat(refused("").get(0).message()).contains("empty");
-        assertThat(refused("# only a comment\n").get(0).message()).contains("empty");
-        assertThat(PlainTree.json(new byte[0]).violations().get(0).message()).contains("empty");
+        assertThat(refused("").violations().get(0).message()).contains("empty");
+        assertThat(refused("# only a comment\n").violations().get(0).message()).contains("empty");
     }
 
     @Test
     void aParserErrorSaysWhereAndIsBounded() {
-        String message = PlainTree.yaml(("domain: d\ndescriptors: [ {key: " + "x".repeat(100_000) + "\n").getBytes(StandardCharsets.UTF_8))
-                .unreadable();
+        InvalidEnvoyConfigException refused = refused("domain: d\ndescriptors: [ {key: " + "x".repeat(100_000) + "\n");
 
+        String message = refused.violations().get(0).message();
         assertThat(message).contains("line ");
         assertThat(message.length()).isLessThan(400);
     }
 
-    @Test
-    void readsJsonStrictlyWithTheSameRefusals() {
-        PlainTree.Parsed parsed = PlainTree.json("{\"a\": [1, \"~\", null, true], \"a\": 2}".getBytes(StandardCharsets.UTF_8));
-
-        assertThat(parsed.violations()).extracting(Violation::field).containsExactly("a");
-        assertThat(PlainTree.json("{\"a\": [\"~\"]}".getBytes(StandardCharsets.UTF_8)).tree()).isEqualTo(Map.of("a", List.of("~")));
-        assertThat(PlainTree.json("{} {}".getBytes(StandardCharsets.UTF_8)).violations()).extracting(Violation::field).containsExactly("");
-        assertThat(PlainTree.json("a: 1".getBytes(StandardCharsets.UTF_8)).unreadable()).startsWith("is not JSON");
-    }
-
     private static Object read(String yaml) {
-        PlainTree.Parsed parsed = PlainTree.yaml(yaml.getBytes(StandardCharsets.UTF_8));
-        assertThat(parsed.ok()).as(parsed.toString()).isTrue();
-        return parsed.tree();
+        return YamlTree.read(yaml.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static List<Violation> refused(String yaml) {
-        PlainTree.Parsed parsed = PlainTree.yaml(yaml.getBytes(StandardCharsets.UTF_8));
-        assertThat(parsed.unreadable()).isNull();
-        return parsed.violations();
+    private static InvalidEnvoyConfigException refused(String yaml) {
+        return catchThrowableOfType(InvalidEnvoyConfigException.class, () -> read(yaml));
     }
 
     private static List<String> fields(String yaml) {
-        return refused(yaml).stream().map(Violation::field).toList();
+        return refused(yaml).violations().stream().map(Violation::field).toList();
     }
 }
