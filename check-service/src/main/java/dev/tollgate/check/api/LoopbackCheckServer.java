@@ -31,7 +31,7 @@ public final class LoopbackCheckServer {
                 .host("127.0.0.1")
                 .port(0)
                 .runOn(loops.getLoopResources())
-                .route(routes -> route.apply(routes))
+                .route(route::apply)
                 .bindNow();
     }
 }

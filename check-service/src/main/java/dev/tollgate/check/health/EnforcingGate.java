@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Whether a pod is ready, meaning it enforces at full speed: it holds rules, it has reached its counter
- * store since it started, and its warm-up is over. A pod that never reaches its store becomes ready in fallback once the grace
+ * store since it started, and its warm-up, when one is on, is over. A pod that never reaches its store becomes ready in fallback once the grace
  * is over (unless the grace is negative), so that a region restarted during a Redis outage still serves.
  *
  * <p>Once ready, always ready: the inputs only ever go one way (a snapshot is never taken back, a store
