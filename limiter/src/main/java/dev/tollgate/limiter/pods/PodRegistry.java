@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -60,9 +61,19 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         timer.scheduleWithFixedDelay(this::beat, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Beats once and waits for the count: for tests in this package, which cannot wait for the timer. */
+    /**
+     * Beats once and waits for the count: for tests in this package, which cannot wait for the timer.
+     * The beat runs on the timer's thread, after any beat already under way, so a slower earlier reply
+     * cannot land after this one and put back an older count.
+     */
     int beatNow() {
-        beat();
+        try {
+            timer.submit(this::beat).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
         return livePods;
     }
 
