@@ -43,7 +43,10 @@ class SecurityIT extends ServiceTestBase {
         POST_OVERRIDE("POST", "/v1/overrides", "{\"account_id\":\"a\",\"rule_id\":\"" + RULE + "\"}", TestTokens.ADMIN),
         DELETE_OVERRIDE("DELETE", "/v1/overrides/a/" + RULE, null, TestTokens.ADMIN),
         // a dry run, so that letting it in stores nothing
-        IMPORT_ENVOY("POST", "/v1/imports/envoy-ratelimit?dry_run=true", "domain: security-matrix\n", "application/yaml", TestTokens.ADMIN);
+        IMPORT_ENVOY("POST", "/v1/imports/envoy-ratelimit?dry_run=true", "domain: security-matrix\n", "application/yaml", TestTokens.ADMIN),
+        APPLY_CONFIG("POST", "/v1/config:apply?dry_run=true", "domain: security-matrix-config\n", "application/yaml", TestTokens.ADMIN),
+        DIFF_CONFIG("POST", "/v1/config:diff", "domain: security-matrix-config\n", "application/yaml", TestTokens.READ),
+        EXPORT_CONFIG("GET", "/v1/config:export?domain=public-api", null, TestTokens.READ);
 
         final String method;
         final String path;
@@ -165,7 +168,8 @@ class SecurityIT extends ServiceTestBase {
         assertThat(docs.status).isEqualTo(200);
         assertThat(docs.json().get("paths").propertyNames())
                 .contains("/v1/rules/{id}", "/v1/rules/{id}:shadow", "/v1/rules/{id}:enforce", "/v1/rules/{id}/versions",
-                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/watch", "/v1/imports/envoy-ratelimit");
+                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/watch", "/v1/imports/envoy-ratelimit",
+                        "/v1/config:apply", "/v1/config:diff", "/v1/config:export");
         JsonNode rule = docs.json().get("components").get("schemas").get("Rule").get("properties");
         assertThat(rule.propertyNames()).contains("rate_per_s", "fail_mode", "max_cost");
         assertThat(rule.get("algorithm").get("enum").get(0).asString()).isEqualTo("token_bucket");

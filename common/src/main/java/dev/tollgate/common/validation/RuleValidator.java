@@ -9,6 +9,7 @@ import dev.tollgate.common.rule.RuleFields;
 import dev.tollgate.common.rule.RuleSnapshot;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
@@ -42,6 +43,8 @@ public final class RuleValidator {
     /** An override's account is the key of a check entry, so the same byte bound applies. */
     public static final int MAX_ACCOUNT_BYTES = 256;
     public static final int MAX_REASON = 1000;
+    /** The latest expiry an override may have: PostgreSQL stores microseconds, and a year past 9999 is a typo. */
+    public static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59.999999Z");
 
     /** Whether {@code id} could name a rule at all: a look-up of anything else can answer "no such rule" at once. */
     public static boolean isRuleId(String id) {
@@ -183,6 +186,40 @@ public final class RuleValidator {
         }
         checkRate("rate_per_s", override.ratePerS(), violations);
         checkBurst(override.burst(), rule.maxCost(), violations);
+        return violations;
+    }
+
+    /**
+     * What an override as written must hold before {@link #validate(AccountOverride, Rule)} can judge it: the
+     * fields it takes as ints present, a rule id that could name a rule (checked before the rule is looked up:
+     * no rule has another, and PostgreSQL refuses a NUL), and an expiry that is still to come, or the override
+     * would be stored and never apply, and that PostgreSQL can store (its timestamptz ends in year 294276, Java's
+     * Instant much later, and a file's expiry is compared to the stored one at its microseconds).
+     */
+    public List<Violation> validateWritten(String accountId, String ruleId, Integer ratePerS, Integer burst, Instant expiresAt,
+                                           Instant now) {
+        List<Violation> violations = new ArrayList<>();
+        if (ruleId == null || ruleId.isBlank()) {
+            violations.add(new Violation("rule_id", "is required"));
+        } else if (!isRuleId(ruleId)) {
+            violations.add(new Violation("rule_id", "names no rule"));
+        }
+        if (accountId == null || accountId.isBlank()) {
+            violations.add(new Violation("account_id", "is required"));
+        }
+        if (ratePerS == null) {
+            violations.add(new Violation("rate_per_s", "is required"));
+        }
+        if (burst == null) {
+            violations.add(new Violation("burst", "is required"));
+        }
+        if (expiresAt != null && !expiresAt.isAfter(now)) {
+            violations.add(new Violation("expires_at", "is not in the future (" + expiresAt + "): the override would never apply"));
+        } else if (expiresAt != null && expiresAt.isAfter(LATEST_EXPIRY)) {
+            violations.add(new Violation("expires_at", "must be before the year 10000; leave it out for an override that never expires"));
+        } else if (expiresAt != null && expiresAt.getNano() % 1000 != 0) {
+            violations.add(new Violation("expires_at", "must be given to the microsecond at most, as it is stored"));
+        }
         return violations;
     }
 

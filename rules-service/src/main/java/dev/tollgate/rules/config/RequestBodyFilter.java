@@ -17,6 +17,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * What a request body must be before anything reads it.
@@ -32,15 +33,19 @@ import java.nio.charset.StandardCharsets;
  */
 final class RequestBodyFilter extends OncePerRequestFilter {
 
-    private final long limit;
+    private final long defaultLimit;
+    private final Map<String, Long> limitsByPath;
 
-    RequestBodyFilter(long limit) {
-        this.limit = limit;
+    /** @param limitsByPath a larger limit for the request paths that take whole files, spelt exactly; any other spelling gets the default */
+    RequestBodyFilter(long defaultLimit, Map<String, Long> limitsByPath) {
+        this.defaultLimit = defaultLimit;
+        this.limitsByPath = Map.copyOf(limitsByPath);
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        long limit = limitsByPath.getOrDefault(request.getRequestURI(), defaultLimit);
         if (request.getContentLengthLong() > limit) {
             refuse(request, response, HttpStatus.CONTENT_TOO_LARGE, ProblemCodes.PAYLOAD_TOO_LARGE,
                     "The request body is larger than " + limit + " bytes, the most this service accepts.");

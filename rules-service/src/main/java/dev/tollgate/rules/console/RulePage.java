@@ -4,6 +4,7 @@ import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleFields;
+import dev.tollgate.rules.change.FieldChange;
 import dev.tollgate.rules.change.HistoryEntry;
 
 import java.time.Instant;

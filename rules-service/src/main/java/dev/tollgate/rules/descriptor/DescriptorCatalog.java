@@ -69,7 +69,7 @@ public class DescriptorCatalog {
         });
     }
 
-    void delete(String domain, IfMatch ifMatch, String actor, String reason) {
+    public void delete(String domain, IfMatch ifMatch, String actor, String reason) {
         requireDomainShape(domain);
         List<Violation> violations = reasons.validateReason(reason);
         if (!violations.isEmpty()) {

@@ -7,6 +7,7 @@ import dev.tollgate.common.envoy.EnvoyConfig.Translation;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.validation.RuleValidator;
 import dev.tollgate.common.validation.Violation;
+import dev.tollgate.common.wire.PlainTree;
 import dev.tollgate.rules.change.IfMatch;
 import dev.tollgate.rules.change.VersionedWrites;
 import dev.tollgate.rules.change.VersionedWrites.Written;
@@ -79,7 +80,12 @@ class EnvoyImport {
         if (!badReason.isEmpty()) {
             throw new InvalidEnvoyConfigException(badReason);
         }
-        Translation translation = EnvoyConfig.translate(YamlTree.read(body));
+        PlainTree.Parsed file = PlainTree.yaml(body);
+        if (!file.ok()) {
+            // unlike a rules-as-code file, an unreadable one is 422 here too: this import answered so before those existed
+            throw new InvalidEnvoyConfigException(file.problems());
+        }
+        Translation translation = EnvoyConfig.translate(file.tree());
         if (!translation.valid()) {
             throw new InvalidEnvoyConfigException(translation.violations());
         }

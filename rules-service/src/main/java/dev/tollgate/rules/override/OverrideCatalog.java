@@ -27,8 +27,6 @@ import java.util.List;
 @Component
 public class OverrideCatalog {
 
-    static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59.999999Z");
-
     private final RuleRepository rules;
     private final OverrideRepository overrides;
     private final ChangeLog changes;
@@ -97,34 +95,10 @@ public class OverrideCatalog {
         });
     }
 
-    /**
-     * What the validator cannot see: fields left out (it takes ints) and an expiry already past, which
-     * would store an override that never applies.
-     */
-    private static List<Violation> checkShape(OverrideRequest request, Instant now) {
-        List<Violation> violations = new ArrayList<>();
-        if (request.ruleId() == null || request.ruleId().isBlank()) {
-            violations.add(new Violation("rule_id", "is required"));
-        } else if (!RuleValidator.isRuleId(request.ruleId())) {
-            // refused here, before the rule is looked up: no rule has such an id, and PostgreSQL refuses a NUL
-            violations.add(new Violation("rule_id", "names no rule"));
-        }
-        if (request.accountId() == null || request.accountId().isBlank()) {
-            violations.add(new Violation("account_id", "is required"));
-        }
-        if (request.ratePerS() == null) {
-            violations.add(new Violation("rate_per_s", "is required"));
-        }
-        if (request.burst() == null) {
-            violations.add(new Violation("burst", "is required"));
-        }
-        if (request.expiresAt() != null && !request.expiresAt().isAfter(now)) {
-            violations.add(new Violation("expires_at", "is not in the future (" + request.expiresAt() + "): the override would never apply"));
-        } else if (request.expiresAt() != null && request.expiresAt().isAfter(LATEST_EXPIRY)) {
-            // Java holds years up to 10^9, PostgreSQL's timestamptz up to 294276: an insert failed as a 500
-            violations.add(new Violation("expires_at", "must be before the year 10000; leave it out for an override that never expires"));
-        }
-        return violations;
+    /** What the validator cannot see: fields left out (it takes ints) and an expiry already past. */
+    private List<Violation> checkShape(OverrideRequest request, Instant now) {
+        return new ArrayList<>(validator.validateWritten(request.accountId(), request.ruleId(), request.ratePerS(), request.burst(),
+                request.expiresAt(), now));
     }
 
 }

@@ -16,6 +16,8 @@ public final class ProblemCodes {
     public static final String INVALID_DESCRIPTORS = "invalid_descriptors";
     /** An envoyproxy/ratelimit configuration file that is not YAML, or that envoyproxy/ratelimit itself would refuse. */
     public static final String INVALID_ENVOY_CONFIG = "invalid_envoy_config";
+    /** A rules-as-code file (POST /v1/config:apply) whose content cannot be served: every problem is listed. */
+    public static final String INVALID_CONFIG = "invalid_config";
     /** An import whose rules are stored already, under the same ids, with other values. */
     public static final String IMPORT_CONFLICT = "import_conflict";
     public static final String PRECONDITION_REQUIRED = "precondition_required";

@@ -59,6 +59,15 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return respond(problem);
     }
 
+    @ExceptionHandler(InvalidConfigException.class)
+    ResponseEntity<ProblemDetail> invalidConfig(InvalidConfigException e) {
+        ProblemDetail problem = problem(HttpStatus.UNPROCESSABLE_CONTENT, ProblemCodes.INVALID_CONFIG,
+                "The configuration was refused whole before anything was stored ("
+                        + (e.violations().size() == 1 ? "1 problem" : e.violations().size() + " problems") + "): " + e.getMessage());
+        problem.setProperty("errors", fields(e.violations()));
+        return respond(problem);
+    }
+
     @ExceptionHandler(ImportConflictException.class)
     ResponseEntity<ProblemDetail> importConflict(ImportConflictException e) {
         ProblemDetail problem = problem(HttpStatus.CONFLICT, ProblemCodes.IMPORT_CONFLICT,

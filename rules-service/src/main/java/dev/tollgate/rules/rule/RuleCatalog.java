@@ -94,7 +94,7 @@ public class RuleCatalog {
     }
 
     /** Deletes the rule, and with it its overrides and region budgets; each override's removal is recorded. */
-    void delete(String ruleId, IfMatch ifMatch, String actor, String reason) {
+    public void delete(String ruleId, IfMatch ifMatch, String actor, String reason) {
         requireIdShape(ruleId);
         requireReason(reason);
         writes.delete(versioned, ruleId, ifMatch, existing -> {

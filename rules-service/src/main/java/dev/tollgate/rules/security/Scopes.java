@@ -11,6 +11,9 @@ final class Scopes {
 
     static final String AUTHORITY_PREFIX = "SCOPE_";
 
+    /** The one POST that only reads: a rules-as-code file's diff against the store. */
+    static final String READ_ONLY_POST = "/v1/config:diff";
+
     private Scopes() {
     }
 
@@ -25,6 +28,9 @@ final class Scopes {
         boolean read = "GET".equals(method) || "HEAD".equals(method);
         if (read && path.equals("/v1/watch")) {
             return WATCH;
+        }
+        if ("POST".equals(method) && path.equals(READ_ONLY_POST)) {
+            return READ;
         }
         if (path.startsWith("/v1/") && !read) {
             return ADMIN;

@@ -1,4 +1,4 @@
-package dev.tollgate.rules.console;
+package dev.tollgate.rules.change;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -26,6 +26,17 @@ class FieldChangeTest {
         JsonNode after = json("{'match':{'plan':'growth','route':'/v1/labels'}}");
 
         assertThat(FieldChange.between(before, after)).containsExactly(new FieldChange("match.route", null, "/v1/labels"));
+    }
+
+    @Test
+    void comparesListsItemByItem() {
+        JsonNode before = json("{'descriptors':[{'key':'a','rule':'r1'},{'key':'b','replaces':['x']}]}");
+        JsonNode after = json("{'descriptors':[{'key':'a','rule':'r2'},{'key':'b','replaces':['x','y']},{'key':'c'}]}");
+
+        assertThat(FieldChange.between(before, after)).containsExactly(
+                new FieldChange("descriptors[0].rule", "r1", "r2"),
+                new FieldChange("descriptors[1].replaces[1]", null, "y"),
+                new FieldChange("descriptors[2].key", null, "c"));
     }
 
     @Test

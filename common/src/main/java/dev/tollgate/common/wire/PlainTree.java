@@ -1,15 +1,16 @@
-package dev.tollgate.rules.envoy;
+package dev.tollgate.common.wire;
 
 import dev.tollgate.common.validation.Violation;
-import dev.tollgate.rules.problem.InvalidEnvoyConfigException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.dataformat.yaml.YAMLFactory;
-import tools.jackson.dataformat.yaml.YAMLMapper;
 import tools.jackson.dataformat.yaml.YAMLParser;
 import tools.jackson.dataformat.yaml.YAMLReadFeature;
 
@@ -19,70 +20,107 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A YAML document as the plain tree {@link dev.tollgate.common.envoy.EnvoyConfig} reads: maps, lists,
- * strings, numbers, booleans and nulls, nothing else. Built token by token rather than by data binding, so
- * that what would be read wrongly is refused with the place it is at:
+ * A YAML or JSON document as a plain tree: maps, lists, strings, numbers, booleans and nulls, nothing else,
+ * for readers that judge a file field by field ({@link dev.tollgate.common.envoy.EnvoyConfig}, the rules-as-code
+ * files). Built token by token rather than by data binding, so that what would be read wrongly is refused with
+ * the place it is at:
  *
  * <ul>
- *   <li>An alias ({@code *name}) is refused. Jackson's parser does not expand one (it hands over the anchor's
- *       name as a string, which would become a descriptor value nobody wrote), and expanding them is how a
- *       few hundred bytes become gigabytes; a configuration file can write its values out.</li>
+ *   <li>A YAML alias ({@code *name}) is refused. Jackson's parser does not expand one (it hands over the anchor's
+ *       name as a string, which would become a value nobody wrote), and expanding them is how a few hundred bytes
+ *       become gigabytes; a configuration file can write its values out.</li>
  *   <li>A key given twice in one map is refused, as envoyproxy/ratelimit's YAML decoder refuses it, rather
  *       than the last one silently winning.</li>
  *   <li>Nesting is bounded by the parser ({@link #MAX_DEPTH}), so a deep document cannot exhaust the stack
  *       of this recursive reader, and a second document after the first is refused rather than dropped.</li>
  * </ul>
- * The body's size is bounded before it gets here, by the service's request body limit.
+ * The input's size is bounded before it gets here (a service's request body limit, the CLI's file limit). Only
+ * the streaming parsers are used, so a reader needs jackson-core and, for YAML, jackson-dataformat-yaml.
  */
-final class YamlTree {
+public final class PlainTree {
 
     /**
      * Parser levels. A descriptor level is three (a map in a list in a map), so this is far past the 8
      * descriptor levels a mapping may have, which the validator refuses naming the field.
      */
-    static final int MAX_DEPTH = 96;
+    public static final int MAX_DEPTH = 96;
 
     private static final int MAX_MESSAGE = 200;
 
-    private static final YAMLMapper YAML = YAMLMapper.builder(YAMLFactory.builder()
-                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
-                    // "descriptors:" with nothing after it is no descriptors, as envoyproxy/ratelimit's decoder reads it, not ""
-                    .enable(YAMLReadFeature.EMPTY_STRING_AS_NULL)
-                    .build())
+    private static final StreamReadConstraints BOUNDED = StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build();
+
+    private static final YAMLFactory YAML = YAMLFactory.builder()
+            .streamReadConstraints(BOUNDED)
+            // "descriptors:" with nothing after it is no descriptors, as envoyproxy/ratelimit's decoder reads it, not ""
+            .enable(YAMLReadFeature.EMPTY_STRING_AS_NULL)
             // a key twice is refused below, with the path to it, rather than by the parser, which names only the key
             .disable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    private YamlTree() {
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(BOUNDED)
+            .disable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    /**
+     * A document read, or why not: {@code unreadable} when it is not YAML (JSON) at all, the parser's words with
+     * the line; else {@code violations} for what it holds that is refused here (aliases, keys twice, a second
+     * document, nothing at all), each at its path; else the tree.
+     */
+    public record Parsed(Object tree, String unreadable, List<Violation> violations) {
+
+        public Parsed {
+            violations = List.copyOf(violations);
+        }
+
+        public boolean ok() {
+            return unreadable == null && violations.isEmpty();
+        }
+
+        /** The one problem of an unreadable document, or the refusals, as violations of the whole file. */
+        public List<Violation> problems() {
+            return unreadable == null ? violations : List.of(new Violation("", unreadable));
+        }
     }
 
-    /** The document in {@code body}; a body with no document is refused as an empty file. */
-    static Object read(byte[] body) {
+    private PlainTree() {
+    }
+
+    /** The YAML document in {@code body}. */
+    public static Parsed yaml(byte[] body) {
+        return read(YAML, body, "YAML", "holds more than one YAML document (---): send one file, of one domain");
+    }
+
+    /** The JSON value in {@code body}. */
+    public static Parsed json(byte[] body) {
+        return read(JSON, body, "JSON", "holds more than one JSON value: send one object");
+    }
+
+    private static Parsed read(TokenStreamFactory factory, byte[] body, String format, String second) {
         if (body == null || body.length == 0) {
-            throw empty();
+            return empty();
         }
         List<Violation> violations = new ArrayList<>();
         Object tree;
-        try (JsonParser parser = YAML.createParser(body)) {
+        try (JsonParser parser = factory.createParser(ObjectReadContext.empty(), body)) {
             JsonToken first = parser.nextToken();
             if (first == null) {
-                throw empty();
+                return empty();
             }
             tree = value(parser, first, "", violations);
             if (parser.nextToken() != null) {
-                violations.add(new Violation("", "holds more than one YAML document (---): send one configuration file, of one domain"));
+                violations.add(new Violation("", second));
             }
         } catch (JacksonException e) {
-            throw InvalidEnvoyConfigException.of("", "is not YAML that can be read" + at(e.getLocation()) + ": " + shortened(e.getOriginalMessage()));
+            return new Parsed(null, "is not " + format + " that can be read" + at(e.getLocation()) + ": " + shortened(e.getOriginalMessage()),
+                    List.of());
         }
-        if (!violations.isEmpty()) {
-            throw new InvalidEnvoyConfigException(violations);
-        }
-        return tree;
+        return new Parsed(violations.isEmpty() ? tree : null, null, violations);
     }
 
     private static Object value(JsonParser parser, JsonToken token, String at, List<Violation> violations) {
-        if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
+        boolean yaml = parser instanceof YAMLParser;
+        if (yaml && ((YAMLParser) parser).isCurrentAlias()) {
             violations.add(new Violation(at, "is an alias (*" + shortened(parser.getString()) + "): aliases are not read here;"
                     + " write the value out"));
             return null;
@@ -95,7 +133,7 @@ final class YamlTree {
             case VALUE_STRING:
                 // a plain ~ is YAML's null, as envoyproxy/ratelimit's decoder reads it; Jackson's parser hands it
                 // over as text and cannot say whether it was quoted, and a value of one quoted tilde is far rarer
-                return "~".equals(parser.getString()) ? null : parser.getString();
+                return yaml && "~".equals(parser.getString()) ? null : parser.getString();
             case VALUE_NUMBER_INT:
             case VALUE_NUMBER_FLOAT:
                 return parser.getNumberValue();
@@ -106,7 +144,7 @@ final class YamlTree {
             case VALUE_NULL:
                 return null;
             default:
-                // !!binary and the like: nothing an envoyproxy/ratelimit file holds
+                // !!binary and the like: nothing a configuration file holds
                 violations.add(new Violation(at, "is a value of a kind a configuration file does not hold (" + token + ")"));
                 parser.skipChildren();
                 return null;
@@ -138,8 +176,8 @@ final class YamlTree {
         return list;
     }
 
-    private static InvalidEnvoyConfigException empty() {
-        return InvalidEnvoyConfigException.of("", "is empty: send the envoyproxy/ratelimit configuration file as the body");
+    private static Parsed empty() {
+        return new Parsed(null, null, List.of(new Violation("", "is empty: send the file itself")));
     }
 
     private static String at(TokenStreamLocation location) {

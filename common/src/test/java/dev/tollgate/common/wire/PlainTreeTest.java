@@ -1,7 +1,6 @@
-package dev.tollgate.rules.envoy;
+package dev.tollgate.common.wire;
 
 import dev.tollgate.common.validation.Violation;
-import dev.tollgate.rules.problem.InvalidEnvoyConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
@@ -10,9 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-class YamlTreeTest {
+class PlainTreeTest {
 
     @Test
     void readsADocumentAsPlainMapsListsAndScalars() {
@@ -59,36 +57,50 @@ class YamlTreeTest {
     void nestingPastTheBoundIsRefusedBeforeTheReaderRecursesThatDeep() {
         String deep = "[".repeat(100_000) + "]".repeat(100_000);
 
-        InvalidEnvoyConfigException refused = refused(deep);
-
-        assertThat(refused.violations().get(0).message()).contains("nesting depth");
-        assertThat(read("[".repeat(YamlTree.MAX_DEPTH) + "]".repeat(YamlTree.MAX_DEPTH))).isInstanceOf(List.class);
+        assertThat(PlainTree.yaml(deep.getBytes(StandardCharsets.UTF_8)).unreadable()).contains("nesting depth");
+        assertThat(PlainTree.json(deep.getBytes(StandardCharsets.UTF_8)).unreadable()).contains("nesting depth");
+        assertThat(read("[".repeat(PlainTree.MAX_DEPTH) + "]".repeat(PlainTree.MAX_DEPTH))).isInstanceOf(List.class);
     }
 
     @Test
     void noDocumentIsAnEmptyFile() {
-        assertThat(refused("").violations().get(0).message()).contains("empty");
-        assertThat(refused("# only a comment\n").violations().get(0).message()).contains("empty");
+        assertThat(refused("").get(0).message()).contains("empty");
+        assertThat(refused("# only a comment\n").get(0).message()).contains("empty");
+        assertThat(PlainTree.json(new byte[0]).violations().get(0).message()).contains("empty");
     }
 
     @Test
     void aParserErrorSaysWhereAndIsBounded() {
-        InvalidEnvoyConfigException refused = refused("domain: d\ndescriptors: [ {key: " + "x".repeat(100_000) + "\n");
+        String message = PlainTree.yaml(("domain: d\ndescriptors: [ {key: " + "x".repeat(100_000) + "\n").getBytes(StandardCharsets.UTF_8))
+                .unreadable();
 
-        String message = refused.violations().get(0).message();
         assertThat(message).contains("line ");
         assertThat(message.length()).isLessThan(400);
     }
 
-    private static Object read(String yaml) {
-        return YamlTree.read(yaml.getBytes(StandardCharsets.UTF_8));
+    @Test
+    void readsJsonStrictlyWithTheSameRefusals() {
+        PlainTree.Parsed parsed = PlainTree.json("{\"a\": [1, \"~\", null, true], \"a\": 2}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(parsed.violations()).extracting(Violation::field).containsExactly("a");
+        assertThat(PlainTree.json("{\"a\": [\"~\"]}".getBytes(StandardCharsets.UTF_8)).tree()).isEqualTo(Map.of("a", List.of("~")));
+        assertThat(PlainTree.json("{} {}".getBytes(StandardCharsets.UTF_8)).violations()).extracting(Violation::field).containsExactly("");
+        assertThat(PlainTree.json("a: 1".getBytes(StandardCharsets.UTF_8)).unreadable()).startsWith("is not JSON");
     }
 
-    private static InvalidEnvoyConfigException refused(String yaml) {
-        return catchThrowableOfType(InvalidEnvoyConfigException.class, () -> read(yaml));
+    private static Object read(String yaml) {
+        PlainTree.Parsed parsed = PlainTree.yaml(yaml.getBytes(StandardCharsets.UTF_8));
+        assertThat(parsed.ok()).as(parsed.toString()).isTrue();
+        return parsed.tree();
+    }
+
+    private static List<Violation> refused(String yaml) {
+        PlainTree.Parsed parsed = PlainTree.yaml(yaml.getBytes(StandardCharsets.UTF_8));
+        assertThat(parsed.unreadable()).isNull();
+        return parsed.violations();
     }
 
     private static List<String> fields(String yaml) {
-        return refused(yaml).violations().stream().map(Violation::field).toList();
+        return refused(yaml).stream().map(Violation::field).toList();
     }
 }
