@@ -89,6 +89,27 @@ class ConfigApplyIT extends ServiceTestBase {
         assertThat(storeRevision()).isEqualTo(revision);
     }
 
+    /**
+     * A file's expiry finer than the microsecond PostgreSQL keeps (what a script's clock writes) is kept to the
+     * microsecond: applied once, it re-applies as no change, where comparing it to the stored value at its nanoseconds
+     * would show a change on every run.
+     */
+    @Test
+    void anExpiryFinerThanAMicrosecondAppliesOnceAndThenChangesNothing() {
+        String domain = uniqueId("code");
+        String file = example(domain).replace("\"2099-01-01T00:00:00Z\"", "\"2099-01-01T00:00:00.123456789Z\"");
+        assertThat(apply(file, "").status).isEqualTo(200);
+        long revision = storeRevision();
+
+        Api.Response again = apply(file, "");
+
+        assertThat(again.status).as(again.toString()).isEqualTo(200);
+        assertThat(again.json().get("changed").asBoolean()).isFalse();
+        assertThat(storeRevision()).isEqualTo(revision);
+        assertThat(api.get("/v1/overrides?rule_id=" + domain + ".growth-global").json().get(0).get("expires_at").asString())
+                .isEqualTo("2099-01-01T00:00:00.123456Z");
+    }
+
     @Test
     void aDryRunAnswersTheDiffFieldByFieldAndWritesNothing() {
         String domain = uniqueId("code");

@@ -194,7 +194,7 @@ public final class RuleValidator {
      * fields it takes as ints present, a rule id that could name a rule (checked before the rule is looked up:
      * no rule has another, and PostgreSQL refuses a NUL), and an expiry that is still to come, or the override
      * would be stored and never apply, and that PostgreSQL can store (its timestamptz ends in year 294276, Java's
-     * Instant much later, and a file's expiry is compared to the stored one at its microseconds).
+     * Instant much later). An expiry finer than a microsecond is not refused: the override keeps it to the microsecond.
      */
     public List<Violation> validateWritten(String accountId, String ruleId, Integer ratePerS, Integer burst, Instant expiresAt,
                                            Instant now) {
@@ -217,8 +217,6 @@ public final class RuleValidator {
             violations.add(new Violation("expires_at", "is not in the future (" + expiresAt + "): the override would never apply"));
         } else if (expiresAt != null && expiresAt.isAfter(LATEST_EXPIRY)) {
             violations.add(new Violation("expires_at", "must be before the year 10000; leave it out for an override that never expires"));
-        } else if (expiresAt != null && expiresAt.getNano() % 1000 != 0) {
-            violations.add(new Violation("expires_at", "must be given to the microsecond at most, as it is stored"));
         }
         return violations;
     }
