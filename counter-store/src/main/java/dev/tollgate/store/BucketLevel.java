@@ -39,7 +39,7 @@ public record BucketLevel(long milli, long tsMs) {
     }
 
     /** Java 17 has no Math.ceilDiv. */
-    static long ceilDiv(long dividend, long divisor) {
+    public static long ceilDiv(long dividend, long divisor) {
         return -Math.floorDiv(-dividend, divisor);
     }
 }

@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The counter store in one process, for tests of code that embeds the engine: the same scripts' semantics
- * (token buckets with leases and the deny queue, sliding logs and fixed windows spent together, refund, pod heartbeat) in Java,
+ * (token buckets with leases and the deny queue, sliding logs and fixed windows spent together, refund, peek, pod heartbeat) in Java,
  * atomic per call as Redis runs a script, on an injected clock. {@code CounterStoreContract} runs one suite
  * against this and against a real Redis Cluster, so the two cannot drift apart; production never uses it.
  */
@@ -42,6 +42,7 @@ public final class InMemoryCounterStore implements CounterStore {
                 case "spend" -> spend(keyList, args, nowUs);
                 case "refund" -> refund(keyList, args, nowUs / 1000);
                 case "pod_heartbeat" -> heartbeat(keyList, args, nowUs / 1000);
+                case "peek" -> peek(keyList, args, nowUs / 1000);
                 default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "no such script: " + script, null);
             };
             return CompletableFuture.completedFuture(reply);
@@ -250,6 +251,37 @@ public final class InMemoryCounterStore implements CounterStore {
             }
         }
         return List.of(changed);
+    }
+
+    /** {@code peek.lua}: each limit's stored state as the spend would read it, nothing written. */
+    private List<Long> peek(List<String> keyList, List<String> args, long now) {
+        List<Long> reply = new ArrayList<>();
+        reply.add(now);
+        for (int i = 0; i < keyList.size(); i++) {
+            int a = 2 + 5 * i;
+            String key = keyList.get(i);
+            switch (args.get(a)) {
+                case "bucket" -> {
+                    Bucket bucket = get(key, Bucket.class, now);
+                    reply.addAll(List.of(bucket == null ? -1 : bucket.tokensMilli(), bucket == null ? -1 : bucket.tsMs(), 0L));
+                }
+                case "log" -> {
+                    long window = arg(args, a + 2);
+                    TreeMap<String, Long> log = log(key, now);
+                    long inside = log.values().stream().filter(score -> score > now - window).count();
+                    long newest = log.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+                    reply.addAll(List.of(inside, newest, 0L));
+                }
+                case "window" -> {
+                    long window = arg(args, a + 2);
+                    long start = arg(args, a + 4);
+                    Long count = get(key, Long.class, now);
+                    reply.addAll(List.of(count == null ? 0 : count, start, now - Math.floorMod(now, window) == start ? 1L : 0L));
+                }
+                default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "peek: unknown kind " + args.get(a) + " (user_script)", null);
+            }
+        }
+        return reply;
     }
 
     private List<Long> heartbeat(List<String> keyList, List<String> args, long now) {

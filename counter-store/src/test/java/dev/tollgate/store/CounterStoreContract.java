@@ -4,6 +4,7 @@ import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.store.script.FixedWindows;
 import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.Peek;
 import dev.tollgate.store.script.Refunds;
 import dev.tollgate.store.script.ScriptCall;
 import dev.tollgate.store.script.Spend;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * What every counter store must answer, run against each (as Bucket4j tests every backend with one
@@ -176,6 +178,41 @@ abstract class CounterStoreContract {
         ScriptCall far = SpendCall.of(key, List.of(spends), 1, 1, 0);
         long storeNow = FixedWindows.movedTo(store().run(far.script(), far.keys(), far.args()).join()).orElseThrow();
         return call(SpendCall.of(key, List.of(spends), 1, 1, storeNow));
+    }
+
+    /**
+     * A peek tells each limit's level as the next spend would find it, and changes nothing: peeking between
+     * spends leaves every spend's answer what it would have been, and a key never written stays unwritten.
+     */
+    @Test
+    void aPeekReadsEachLimitAsTheSpendWouldAndWritesNothing() {
+        String key = key();
+        List<Spend> spends = List.of(spend(daily), spend(quota), spend(login));
+        assertThat(peek(key, spends)).as("nothing stored yet: full")
+                .extracting(Peek.Level::remaining, Peek.Level::limit, Peek.Level::stored)
+                .containsExactly(tuple(3L, 3L, false), tuple(2L, 2L, false),
+                        tuple(2L, 2L, false));
+        assertThat(peek(key, spends)).extracting(Peek.Level::stored).as("a peek wrote nothing").containsOnly(false);
+
+        GroupReply spent = mixed(key);
+        List<Peek.Level> levels = peek(key, spends);
+        assertThat(levels).extracting(Peek.Level::remaining).containsExactly(spent.remaining()[0], spent.remaining()[1], spent.remaining()[2]);
+        assertThat(levels).extracting(Peek.Level::stored).containsOnly(true);
+        assertThat(levels.get(0).redisKey()).isEqualTo("rl:{" + key + "}:daily");
+        assertThat(levels.get(0).resetMs()).as("a day's token to refill").isBetween(86_000_000L, 86_400_000L);
+        assertThat(levels.get(2).resetMs()).as("the attempt leaves the minute's log").isBetween(59_000L, 60_000L);
+        for (int i = 0; i < 3; i++) {
+            peek(key, spends);
+        }
+        assertThat(mixed(key).remaining()).as("the peeks spent nothing").containsExactly(1, 0, 0);
+        assertThat(peek(key, spends)).extracting(Peek.Level::remaining).containsExactly(1L, 0L, 0L);
+    }
+
+    private List<Peek.Level> peek(String key, List<Spend> spends) {
+        ScriptCall far = SpendCall.of(key, spends, 1, 1, 0);
+        long storeNow = FixedWindows.movedTo(store().run(far.script(), far.keys(), far.args()).join()).orElseThrow();
+        ScriptCall peek = Peek.of(key, spends, storeNow);
+        return Peek.levels(peek, spends, store().run(peek.script(), peek.keys(), peek.args()).join());
     }
 
     @Test
