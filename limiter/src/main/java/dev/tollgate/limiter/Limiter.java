@@ -71,6 +71,15 @@ public final class Limiter {
         return pipeline.check(request);
     }
 
+    /**
+     * What {@link #check} would answer for this request now, and why, per entry: the rule and override in force, the
+     * region's share, the stage that would answer and the counters as the store holds them. Spends nothing, writes
+     * nothing to the store and changes nothing a later check reads; never completes exceptionally.
+     */
+    public CompletableFuture<Explanation> explain(CheckRequest request) {
+        return pipeline.explain(request);
+    }
+
     /** Assembles a limiter; only the rules and the store are required. */
     public static final class Builder {
 

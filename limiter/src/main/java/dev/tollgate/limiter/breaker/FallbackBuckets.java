@@ -97,6 +97,22 @@ public final class FallbackBuckets {
         return new Answer(true, remaining, 0);
     }
 
+    /** What {@link #spend} would answer now, spending nothing: a bucket not made yet is full. */
+    public Answer peek(String key, List<Spend> spends, int pods) {
+        long now = nanoTime.getAsLong();
+        long[] remaining = new long[spends.size()];
+        long retryMs = 0;
+        for (int i = 0; i < spends.size(); i++) {
+            Spend spend = spends.get(i);
+            Entry entry = buckets.getIfPresent(id(spend, key));
+            remaining[i] = entry == null ? (long) Size.of(spend, pods).capacityFor(spend.cost()) : entry.bucket().available(now);
+            if (entry != null && remaining[i] < spend.cost()) {
+                retryMs = Math.max(retryMs, Math.max(1, entry.bucket().nanosUntil(spend.cost(), now) / 1_000_000));
+            }
+        }
+        return new Answer(retryMs == 0, remaining, retryMs);
+    }
+
     /** Gives back what {@link #spend} took for a request that another limit of its check denied. */
     public void giveBack(String key, List<Spend> spends) {
         for (Spend spend : spends) {

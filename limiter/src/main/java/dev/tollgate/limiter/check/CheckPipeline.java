@@ -4,6 +4,7 @@ import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.CheckRequestValidator;
+import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.Outcome;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
@@ -44,6 +45,7 @@ public final class CheckPipeline {
     private final StoreStage store;
     private final Verdicts verdicts;
     private final Priming priming;
+    private final Explainer explainer;
     /** Lease calls in flight, by lease set: completed (never exceptionally) when the call is answered. */
     private final Map<String, CompletableFuture<Void>> leaseCalls = new ConcurrentHashMap<>();
 
@@ -55,11 +57,13 @@ public final class CheckPipeline {
         this.validator = new CheckRequestValidator(settings.maxEntries());
         this.deadlineNanos = settings.deadline().toNanos();
         this.breakers = new ShardBreakers(settings.breaker(), clock, metrics.registry());
-        FailModes failModes = new FailModes(new FallbackBuckets(nanoTime), livePods, metrics);
+        FallbackBuckets fallback = new FallbackBuckets(nanoTime);
+        FailModes failModes = new FailModes(fallback, livePods, metrics);
         this.local = new LocalStage(settings.optimizations(), nanoTime, metrics);
         this.store = new StoreStage(counters, breakers, local, failModes, metrics, clock, nanoTime, livePods);
         this.verdicts = new Verdicts(local, failModes, counters, metrics, usage);
         this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods);
+        this.explainer = new Explainer(rules, validator, local, breakers, fallback, counters, clock, livePods);
     }
 
     /** The longest {@link #prepare()} waits. */
@@ -103,6 +107,11 @@ public final class CheckPipeline {
             return checkEntries(found.request(), view);
         }
         return checkEntries(request, view);
+    }
+
+    /** See {@link dev.tollgate.limiter.Limiter#explain}. */
+    public CompletableFuture<Explanation> explain(CheckRequest request) {
+        return explainer.explain(request);
     }
 
     private CompletableFuture<Outcome> checkEntries(CheckRequest request, RuleBook view) {

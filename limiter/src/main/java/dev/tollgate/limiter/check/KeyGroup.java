@@ -92,6 +92,11 @@ final class KeyGroup {
         return rules.get(i);
     }
 
+    /** The region's share of rule {@code i}'s limit for this key. */
+    double share(int i) {
+        return shares.get(i);
+    }
+
     /** The summed cost of the entries naming rule {@code i}; at most 1024 × 2^31, so it fits a long. */
     long cost(int i) {
         return costs.get(i);

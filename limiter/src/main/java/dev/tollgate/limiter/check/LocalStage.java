@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.store.script.GroupReply;
 import dev.tollgate.store.script.Spend;
+import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.Optimizations;
 import dev.tollgate.limiter.local.DenyCache;
 import dev.tollgate.limiter.local.Leases;
@@ -82,6 +83,40 @@ final class LocalStage {
                 metrics.localDrop();
                 countByRule(group, "local_drop");
                 return Optional.of(GroupAnswer.of(group, i -> EntryResult.denied(group.rule(i).id(), 0, retry, retry)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** What the pod would answer for a group, told without spending or counting anything: explain's view of this stage. */
+    record Look(Explanation.Stage stage, boolean allowed, String why) {
+    }
+
+    /** What {@link #answer} would answer now, taking nothing: no token, no lease, no metric. */
+    Optional<Look> look(KeyGroup group) {
+        List<Spend> spends = group.spends();
+        if (optimizations.denyCache()) {
+            long remembered = 0;
+            for (Spend spend : spends) {
+                remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), Math.max(1, spend.cost())));
+            }
+            if (remembered > 0) {
+                return Optional.of(new Look(Explanation.Stage.DENY_CACHE, false,
+                        "the pod remembers the store's deny of this key and denies without asking it: retry in " + remembered + " ms"));
+            }
+        }
+        if (optimizations.localFirst() && group.answeredLocally()) {
+            long wait = localBuckets.wouldWaitMs(group.key(), spends);
+            if (wait > 0) {
+                return Optional.of(new Look(Explanation.Stage.LOCAL_BUCKET, false,
+                        "the pod's local-first bucket for this key is empty: it denies without asking the store, for " + wait + " ms"));
+            }
+        }
+        if (optimizations.leases() && group.answeredLocally()) {
+            long left = leases.left(group.leaseSet());
+            if (left > 0) {
+                return Optional.of(new Look(Explanation.Stage.LEASE, true,
+                        "the pod holds a lease of " + left + " more requests of this cost for this key, paid in the store ahead"));
             }
         }
         return Optional.empty();

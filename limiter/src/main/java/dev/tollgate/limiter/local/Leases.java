@@ -93,6 +93,17 @@ public final class Leases {
      * a lease for the set (two calls raced) joins it: both are paid for, and dropping either would
      * strand its tokens; the joined lease lasts {@code ttl} from the newer grant.
      */
+    /** Requests left on the set's live lease (0 when it has none), taking none. */
+    public long left(String set) {
+        Lease lease = leases.getIfPresent(set);
+        if (lease == null) {
+            return 0;
+        }
+        synchronized (lease) {
+            return nanoTime.getAsLong() < lease.expiresAtNanos ? Math.max(0, lease.requests) : 0;
+        }
+    }
+
     public void keep(String set, long requests, long costPerRequest, long[] remaining, long[] resetMs) {
         if (requests <= 0) {
             return;

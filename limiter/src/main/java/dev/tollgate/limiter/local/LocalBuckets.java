@@ -52,6 +52,19 @@ public final class LocalBuckets {
      * same rate in series would otherwise admit far less than either: under overload the local one
      * would spend its tokens on requests the store refuses, and be empty when the store has room.
      */
+    /** How long {@link #trySpend} would deny these spends now (0: it would take them), spending nothing. */
+    public long wouldWaitMs(String key, List<Spend> spends) {
+        long now = nanoTime.getAsLong();
+        long wait = 0;
+        for (Spend spend : spends) {
+            LocalBucket bucket = buckets.getIfPresent(id(key, spend));
+            if (bucket != null && bucket.available(now) < spend.cost()) {
+                wait = Math.max(wait, Math.max(1, bucket.nanosUntil(spend.cost(), now) / 1_000_000L));
+            }
+        }
+        return wait;
+    }
+
     public void refund(String key, List<Spend> spends) {
         for (Spend spend : spends) {
             LocalBucket bucket = buckets.getIfPresent(id(key, spend));

@@ -1,6 +1,9 @@
 package dev.tollgate.limiter.rules;
 
+import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Rule;
+
+import java.util.Optional;
 
 /**
  * The rules a pod enforces, read on every request: an in-memory lookup, never a remote call. A rules
@@ -13,6 +16,11 @@ public interface RuleBook {
      * or null when the domain has no rule of that id.
      */
     Rule find(String domain, String ruleId, String key);
+
+    /** The key's account override of the rule that {@link #find} applied, when one is in force: what explain shows. */
+    default Optional<AccountOverride> override(String domain, String ruleId, String key) {
+        return Optional.empty();
+    }
 
     /** This region's share of the key's limit under the rule, in (0, 1]; the whole limit unless a budget says otherwise. */
     default double share(Rule rule, String key) {

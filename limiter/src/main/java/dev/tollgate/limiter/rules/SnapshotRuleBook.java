@@ -8,6 +8,7 @@ import dev.tollgate.common.rule.RuleSnapshot;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -45,6 +46,11 @@ public final class SnapshotRuleBook implements RuleBook {
         @Override
         public double share(Rule rule, String key) {
             return SnapshotRuleBook.this.share(snapshot, rule, key);
+        }
+
+        @Override
+        public Optional<AccountOverride> override(String domain, String ruleId, String key) {
+            return SnapshotRuleBook.this.override(snapshot, domain, ruleId, key);
         }
 
         @Override
@@ -137,6 +143,18 @@ public final class SnapshotRuleBook implements RuleBook {
             return rule.overriddenBy(override);
         }
         return rule;
+    }
+
+    @Override
+    public Optional<AccountOverride> override(String domain, String ruleId, String key) {
+        return override(current, domain, ruleId, key);
+    }
+
+    private Optional<AccountOverride> override(Compiled snapshot, String domain, String ruleId, String key) {
+        if (!snapshot.rules().containsKey(id(domain, ruleId))) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(snapshot.overrides().get(id(key, ruleId))).filter(override -> override.activeAt(clock.instant()));
     }
 
     @Override
