@@ -47,7 +47,7 @@ class ServiceSettingsChartTest {
         Set<String> env = new HashSet<>(variables(TollgateChart.render("eu-west"), deployment, service));
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of(
                 "rules", Map.of("watch", false, "static", "rules: []"),
-                "access", Map.of("tokenSecret", "gateway-tokens"))),
+                "access", Map.of("tokenSecret", "gateway-tokens", "readerTokenSecret", "reader-tokens"))),
                 Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"),
                         "rules", Map.of("sslBundle", "rules-feed"), "grpc", Map.of("sslBundle", "rls"))))), deployment, service));
         // a region serving envoyproxy/ratelimit's files from a ConfigMap, with forward auth's optional settings

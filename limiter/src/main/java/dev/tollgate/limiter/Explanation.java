@@ -70,6 +70,7 @@ public sealed interface Explanation {
      * @param rule     the rule as it applies to the key, with an override in force applied; empty for an unknown rule
      * @param override the key's account override in force, with its expiry
      * @param share    the region's share of the key's limit
+     * @param limitKey the store key that holds the entry's counter; empty for an unknown rule
      * @param shard    the counter shard the key lives on, when the store is connected
      * @param stage    what would answer the entry
      * @param allowed  whether that stage would admit the entry's group (a shadow rule's answer never denies the request)
@@ -77,7 +78,7 @@ public sealed interface Explanation {
      * @param level    the entry's counter as the store holds it, when it could be read
      */
     record Entry(int index, String ruleId, String key, Optional<Rule> rule, Optional<AccountOverride> override, double share,
-                 Optional<String> shard, Stage stage, boolean allowed, String why, Optional<Peek.Level> level) {
+                 Optional<String> limitKey, Optional<String> shard, Stage stage, boolean allowed, String why, Optional<Peek.Level> level) {
     }
 
     /** The pod holds no rules yet: a check would answer {@link Outcome.NoRules}. */

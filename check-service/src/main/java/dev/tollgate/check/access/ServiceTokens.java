@@ -29,13 +29,18 @@ public final class ServiceTokens {
 
     /** @throws IllegalArgumentException for a token too short to be a secret; the message never holds it */
     public static ServiceTokens of(List<String> tokens) {
+        return of("tollgate.access.tokens", tokens);
+    }
+
+    /** @param property where the tokens were configured, for the refusal's message */
+    public static ServiceTokens of(String property, List<String> tokens) {
         List<byte[]> digests = new ArrayList<>();
         for (String token : tokens == null ? List.<String>of() : tokens) {
             if (token == null || token.isBlank()) {
                 continue;
             }
             if (token.strip().length() < MIN_LENGTH) {
-                throw new IllegalArgumentException("tollgate.access.tokens: every token must be at least " + MIN_LENGTH
+                throw new IllegalArgumentException(property + ": every token must be at least " + MIN_LENGTH
                         + " characters (e.g. openssl rand -hex 32)");
             }
             digests.add(digest(token.strip()));

@@ -448,17 +448,21 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param tokens the service tokens gateways present on the check ports (HTTP {@code Authorization:
      *               Bearer}, gRPC {@code authorization} metadata); several at once while one is rotated.
      *               None (the default): the ports are open to whoever the network lets reach them
+     * @param readerTokens the tokens of those who may ask {@code POST /v1/ratelimit:explain} why a key is answered
+     *                     as it is (support staff, their console, an operator's script); a gateway's service token
+     *                     is not one. None (the default): explain answers 403 to everyone
      */
-    public record Access(@DefaultValue List<String> tokens) {
+    public record Access(@DefaultValue List<String> tokens, @DefaultValue List<String> readerTokens) {
 
         public Access {
             tokens = tokens == null ? List.of() : List.copyOf(tokens);
+            readerTokens = readerTokens == null ? List.of() : List.copyOf(readerTokens);
         }
 
         /** Never the tokens themselves: this record may end up in a log or a failure message. */
         @Override
         public String toString() {
-            return "Access[" + tokens.size() + " token(s)]";
+            return "Access[" + tokens.size() + " token(s), " + readerTokens.size() + " reader token(s)]";
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.tollgate.check.config;
 
+import dev.tollgate.check.access.ReaderTokens;
 import dev.tollgate.check.access.ServiceTokens;
 import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.check.rules.ClientCredentialsToken;
@@ -190,6 +191,12 @@ class LimiterConfiguration {
     @Bean
     ServiceTokens serviceTokens(CheckProperties properties) {
         return ServiceTokens.of(properties.access().tokens());
+    }
+
+    /** The readers' tokens for explain; none: explain is off. */
+    @Bean
+    ReaderTokens readerTokens(CheckProperties properties) {
+        return ReaderTokens.of(properties.access().readerTokens());
     }
 
     @Bean

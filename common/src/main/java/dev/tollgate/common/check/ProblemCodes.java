@@ -8,6 +8,8 @@ public final class ProblemCodes {
 
     public static final String BAD_REQUEST = "bad_request";
     public static final String UNAUTHORIZED = "unauthorized";
+    /** A caller known, or a port open, but not for this: explain without a reader's token configured. */
+    public static final String FORBIDDEN = "forbidden";
     public static final String INVALID_REQUEST = "invalid_request";
     public static final String REQUEST_TIMEOUT = "request_timeout";
     public static final String PAYLOAD_TOO_LARGE = "payload_too_large";

@@ -91,7 +91,7 @@ final class Explainer {
             if (grouping.results()[i] != null) {
                 var entry = checked.entries().get(i);
                 unknown.add(new Explanation.Entry(i, entry.rule(), entry.key(), Optional.empty(), Optional.empty(), 1.0,
-                        Optional.empty(), Explanation.Stage.UNKNOWN_RULE, true,
+                        Optional.empty(), Optional.empty(), Explanation.Stage.UNKNOWN_RULE, true,
                         "domain " + checked.domain() + " has no rule " + entry.rule() + ": the entry is allowed, marked unknown_rule",
                         Optional.empty()));
             }
@@ -126,13 +126,14 @@ final class Explainer {
         // the pod's breaker as it stands, not made for this look: a shard no check has asked has a closed one
         CircuitBreaker.State state = shard.map(breakers.all()::get).map(CircuitBreaker::getState).orElse(CircuitBreaker.State.CLOSED);
         boolean open = state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN;
+        ScriptCall peek = Peek.of(group.key(), group.spends(), clock.millis());
         CompletableFuture<Read> read;
         if (shard.isEmpty()) {
             read = CompletableFuture.completedFuture(new Read(Optional.empty(), "the store is not connected"));
         } else if (open) {
             read = CompletableFuture.completedFuture(new Read(Optional.empty(), "the breaker of shard " + shard.get() + " is open"));
         } else {
-            read = read(group);
+            read = read(group, peek);
         }
         Optional<String> shardOf = shard;
         return read.thenApply(counters -> {
@@ -148,7 +149,8 @@ final class Explainer {
                 String why = answered.isEmpty() && counters.levels().isPresent() ? whyFromStore(group, i, level.get()) : look.why();
                 for (int index : group.entryIndexes(i)) {
                     entries.add(new Explanation.Entry(index, rule.id(), group.key(), Optional.of(rule),
-                            view.override(domain, rule.id(), group.key()), group.share(i), shardOf, look.stage(), look.allowed(),
+                            view.override(domain, rule.id(), group.key()), group.share(i), Optional.of(peek.keys().get(i)), shardOf,
+                            look.stage(), look.allowed(),
                             group.shadow() ? why + " (shadow: counted, never enforced)" : why, level));
                 }
             }
@@ -157,9 +159,8 @@ final class Explainer {
     }
 
     /** The group's counters under the no-writes script, bounded; a failure is an answer, not an error. */
-    private CompletableFuture<Read> read(KeyGroup group) {
+    private CompletableFuture<Read> read(KeyGroup group, ScriptCall call) {
         try {
-            ScriptCall call = Peek.of(group.key(), group.spends(), clock.millis());
             return store.run(call.script(), call.keys(), call.args())
                     .orTimeout(READ_WAIT.toMillis(), TimeUnit.MILLISECONDS)
                     .handle((reply, error) -> error == null
