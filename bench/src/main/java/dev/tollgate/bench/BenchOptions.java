@@ -17,7 +17,7 @@ import java.util.Locale;
  * @param loadScale      multiplies every offered rate and in-flight count
  * @param repeats        repeats of the short runs whose result is one number per run (latency, peers); the median is reported
  * @param reportDir      where README.md and report/*.png are written
- * @param commandTimeout the store's per-command deadline for the bench (production default 5 ms; see the README)
+ * @param commandTimeout the store's per-command deadline for the bench (production default 5 ms; see docs/configuration/check-service.md)
  * @param warmupSeconds  JIT warm-up before the first scenario, not reported
  * @param latencyRates   offered rates of scenario 5, checks per second
  * @param inFlight       checks in flight in scenario 6

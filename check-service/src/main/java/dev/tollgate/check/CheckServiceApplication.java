@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 /**
  * check-service. The auto-configurations it leaves out are on its class path through its starters but
  * serve nothing it does: each would be parsed, have its conditions evaluated and build beans on every
- * cold start (README, "A fast pod, a fast start"). Left out here rather than in application.yml, where a
+ * cold start (docs/performance.md, "What a pod no longer does before its first answer"). Left out here rather than in application.yml, where a
  * launcher's own {@code spring.autoconfigure.exclude} (dev-stack's) would replace them.
  */
 @SpringBootApplication(excludeName = {

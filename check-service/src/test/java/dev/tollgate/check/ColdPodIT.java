@@ -108,7 +108,7 @@ class ColdPodIT {
     }
 
     /**
-     * Spring AOT (README, "A fast pod, a fast start"): the jar's AOT-processed beans, started as the chart starts a pod
+     * Spring AOT (docs/performance.md, "Spring AOT"): the jar's AOT-processed beans, started as the chart starts a pod
      * (a management port of its own, rules from rules-service, here unreachable, with the pod's saved snapshot). Its
      * management server runs (a build processed without one ran none, silently) and its first check is enforced.
      */

@@ -22,7 +22,7 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What the start-up trimming (README, "A fast pod, a fast start") must keep: the context a pod serves
+ * What the start-up trimming (docs/performance.md, "What a pod no longer does before its first answer") must keep: the context a pod serves
  * with, and its first answer enforced. The store connects while the context is built, and the ports open
  * only once its first attempt has settled, so against a healthy cluster the very first check is answered
  * from Redis, never by a fail mode.

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The services' images as Jib builds them (the parent pom's profile "jib"), read from the poms: a base pinned
  * by digest, a non-root user, the image names and ports the chart runs, and no JVM flags of the image's own in
  * the entrypoint (the chart's JAVA_TOOL_OPTIONS are the flags). Building one needs the base image's registry;
- * the README says how to build one offline against a local base tar.
+ * docs/operations.md, "Images", says how to build one offline against a local base tar.
  */
 class JibImageTest {
 

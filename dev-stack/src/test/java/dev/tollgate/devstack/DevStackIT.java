@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The stack as the README starts it ({@link DevStack#start}, the entry {@code main} uses), on free ports:
+ * The stack as the README's first command starts it ({@link DevStack#start}, the entry {@code main} uses), on free ports:
  * a check through a pod, one limit across both pods, an override through rules-service, and a stop that
  * leaves no redis-server or postgres process behind.
  */

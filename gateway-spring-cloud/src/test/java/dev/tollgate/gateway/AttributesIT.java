@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Per-plan limits on one route by configuration alone: real gateways on the README's {@code application.yml}
+ * Per-plan limits on one route by configuration alone: real gateways on docs/gateways.md's {@code application.yml}
  * ({@code gateway-example.yml}), one on the client (with tollgate-limiter, the counter store and Lettuce hidden from its
  * class path) and one with the engine embedded, and one that reads the plan and account from JWTs Spring Security
  * verified, in front of a real backend, checking with a real check-service pod on a real Redis Cluster.
@@ -80,7 +80,7 @@ class AttributesIT {
                     return response.sendString(Mono.just("backend saw " + request.uri()));
                 })
                 .bindNow();
-        // the README's file as it is; only where check-service is differs (a loopback pod, not the cluster's DNS)
+        // docs/gateways.md's file as it is; only where check-service is differs (a loopback pod, not the cluster's DNS)
         Map<String, String> onThePod = Map.of("tollgate.gateway.client.dns-service", "", "tollgate.gateway.client.endpoint", pod.base().toString());
         onClient = gateway("gateway-example", onThePod, new WithoutEngine(AttributesIT.class.getClassLoader()), GatewayApp.class);
         gatewayOnClient = uri(onClient);

@@ -21,7 +21,7 @@ import java.util.function.LongSupplier;
  * <p>Entries that share a key are checked and spent by one atomic script on that key's slot, whatever their
  * algorithms: all of them or none. Entries on different keys cannot share a script in Redis Cluster, so each key
  * group runs concurrently and the verdict is the strictest; when a group denies, the groups that admitted the
- * request give back what they spent (see the README, "A denied request spends nothing"). How a check flows is
+ * request give back what they spent (see docs/check-api.md, "Atomicity: a denied request spends nothing"). How a check flows is
  * {@link CheckPipeline}'s.
  */
 public final class Limiter {

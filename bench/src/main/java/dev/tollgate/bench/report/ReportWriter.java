@@ -1,5 +1,7 @@
 package dev.tollgate.bench.report;
 
+import dev.tollgate.bench.BenchJar;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -7,10 +9,33 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-/** Writes the report: a header that says how it was produced, a summary of the targets, then each scenario. */
+/**
+ * Writes the report: a fixed preamble (what the bench is, how to run it, where earlier runs are), then how this run
+ * was produced, a summary of the issue's targets and each scenario. The committed bench/README.md is the current
+ * report and nothing else (CommittedReportTest); notes about earlier runs live in its git history, not above it.
+ */
 public final class ReportWriter {
 
     public static final String FILE = "README.md";
+
+    /** What every report starts with, word for word. */
+    public static final String PREAMBLE = "# bench — Tollgate's multi-pod benchmark\n\n"
+            + "<!-- Written by dev.tollgate.bench.BenchMain; rerun the command below to update it, don't edit by hand. -->\n\n"
+            + "A plain Java program (not a test) that runs simulated gateway pods — independent `Limiter` engines in one JVM, "
+            + "each with its own engine state — on a real 3-primary Redis Cluster of `redis-server` processes that it starts "
+            + "itself on loopback (test-support's `RedisCluster`). Every scenario runs the **per-pod-local baseline** (each "
+            + "pod a token bucket of limit ÷ 50, no shared state) and **Tollgate** (optimizations `ALL`, and `NONE`: one "
+            + "exact script per check) side by side in one run; scenario 6 adds Bucket4j, Spring Cloud Gateway's script and "
+            + "a fixed window on the same cluster. `./mvnw verify` runs only `BenchSmokeIT`, which runs every scenario for "
+            + "about a second at tiny load and checks the report's structure.\n\n"
+            + "Run it from the repository's root, when no build is running (the load generator, the engines and Redis share "
+            + "the machine's cores):\n\n"
+            + "```\n" + BenchJar.BUILD + "\n" + BenchJar.RUN + "\n```\n\n"
+            + "runs scenarios 1–8 and writes this page and its charts (`report/`); `--scenarios=<n,...>` picks scenarios "
+            + "(9, 10 and 11 run only when named), `--report=<dir>` writes the report elsewhere, and `--help` lists every "
+            + "option.\n\n"
+            + "This page is the current report, written whole by the run it describes. Earlier runs, and the notes written "
+            + "about them, are in its history: `git log -p bench/README.md`.\n\n";
 
     private ReportWriter() {
     }
@@ -20,16 +45,7 @@ public final class ReportWriter {
      * @param command the exact command that produced the report
      */
     public static Path write(Path reportDir, String command, Map<String, String> facts, List<Section> sections, List<String> limits) {
-        StringBuilder out = new StringBuilder();
-        out.append("# bench — Tollgate's multi-pod benchmark\n\n");
-        out.append("<!-- Written by dev.tollgate.bench.BenchMain; rerun the command below to update it, don't edit by hand. -->\n\n");
-        out.append("A plain Java program (not a test) that runs simulated gateway pods — independent `Limiter` engines in one JVM, "
-                + "each with its own engine state — on a real 3-primary Redis Cluster of `redis-server` processes that it starts "
-                + "itself on loopback (test-support's `RedisCluster`). Every scenario runs the **per-pod-local baseline** (each "
-                + "pod a token bucket of limit ÷ 50, no shared state) and **Tollgate** (optimizations `ALL`, and `NONE`: one "
-                + "exact script per check) side by side in one run; scenario 6 adds Bucket4j, Spring Cloud Gateway's script and "
-                + "a fixed window on the same cluster. `./mvnw verify` runs only `BenchSmokeIT`, which runs every scenario for "
-                + "about a second at tiny load and checks the report's structure.\n\n");
+        StringBuilder out = new StringBuilder(PREAMBLE);
         out.append("## How this report was produced\n\n```\n").append(command).append("\n```\n\n");
         out.append("Options (all `--name=value`): `--scenarios=1,2,3,4,5,6,7,8`, `--time-scale=1` (multiplies every phase), "
                 + "`--load-scale=1` (multiplies every offered rate), `--repeats=3` (scenarios 5 and 6), `--report=bench`, "

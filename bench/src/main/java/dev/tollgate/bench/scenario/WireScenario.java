@@ -580,7 +580,7 @@ final class WireScenario implements Scenario {
             section.check("Wire: check-service's start to first enforced answer ≤ 3 s (fat jar)", Format.seconds(pod.coldStartSeconds()),
                     pod.coldStartSeconds() <= 3);
         } else {
-            // the fast start the project ships for Java 17, as its README says to start a pod; the other launches are in the table
+            // the fast start the project ships for Java 17, as docs/performance.md says to start a pod; the other launches are in the table
             section.check("Wire: check-service's start to first enforced answer ≤ 3 s (`fast-start.sh`, median of "
                     + coldStarts.starts().get(ColdStarts.Launch.CLASS_CACHE).size() + ")", Format.seconds(fastStart), fastStart <= 3);
         }

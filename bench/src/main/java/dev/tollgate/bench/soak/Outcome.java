@@ -7,7 +7,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import java.nio.charset.StandardCharsets;
 
 /**
- * How one check of the soak came back, against what the README promises for its kind: a fail-open (API) check is
+ * How one check of the soak came back, against what docs/failure-modes.md and docs/check-api.md promise for its kind: a fail-open (API) check is
  * always a 200 verdict, from the pod's fallback bucket when its shard cannot answer; a fail-closed (login) check is a
  * verdict of the store or, when its shard cannot answer, a deny (HTTP 503 {@code store_unavailable} / 504
  * {@code store_timeout}; over gRPC {@code OVER_LIMIT} with {@code x-tollgate-degraded}), never an allow from a
@@ -23,7 +23,7 @@ enum Outcome {
     FAILED_CLOSED("fail-closed deny"),
     /** A malformed request refused as such. */
     REFUSED("malformed, refused"),
-    /** An answer the README does not promise for the check's kind. */
+    /** An answer those docs do not promise for the check's kind. */
     WRONG("wrong"),
     /** The connection broke after the check was sent (a pod killed with it in flight). */
     BROKEN("broken"),

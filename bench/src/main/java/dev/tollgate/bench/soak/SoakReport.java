@@ -68,7 +68,7 @@ final class SoakReport {
             }
         }
         Window all = run.ledger().sum(0, run.seconds() + 30, -1);
-        section.check("Soak: every check answered as the README promises (fail open from fallback, fail closed denied, malformed refused)",
+        section.check("Soak: every check answered as docs/failure-modes.md promises (fail open from fallback, fail closed denied, malformed refused)",
                 Format.count(all.count(Outcome.WRONG)) + " wrong of " + Format.count(all.sent()), all.count(Outcome.WRONG) == 0);
         long unansweredOutsidePodKills = unansweredOutsidePodKills(run);
         section.check("Soak: every check after the warm-up answered, but those in flight on a pod when it was killed",
@@ -138,7 +138,7 @@ final class SoakReport {
                         + "(the cluster healthy again, or the pod's first enforced verdict). pod-a runs the whole soak; pod-b is the one "
                         + "killed. A check is **in time** if answered within %d ms of when it was due (tollgate-client's default "
                         + "deadline), **late** if after that, **unanswered** if no answer came within %d s or its connection broke; "
-                        + "**wrong** is any answer the README does not promise for its kind: over HTTP an API check must be a 200 verdict "
+                        + "**wrong** is any answer docs/failure-modes.md does not promise for its kind: over HTTP an API check must be a 200 verdict "
                         + "(from the fallback bucket, marked, when its shard cannot answer), a login a 200 verdict not from any fallback "
                         + "or a 503 `store_unavailable` / 504 `store_timeout`, a malformed request a 400 or 422; over gRPC, which marks no "
                         + "fail-open answer, an API call any `OK`/`OVER_LIMIT`, a login `OVER_LIMIT` with `x-tollgate-degraded` when its "

@@ -40,7 +40,7 @@ final class SoakTraffic {
     static final int OVER_LIMIT_ACCOUNTS = 5;
     static final int BRUTE_FORCE_IPS = 3;
 
-    /** What a check is, which decides the answer the README promises for it. */
+    /** What a check is, which decides the answer docs/failure-modes.md promises for it. */
     enum Kind {
         /** A pro account well under its limits: fail open. */
         API("API, pro accounts", 0.75),

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * check-service's cold start by how it is launched, side by side: the executable jar as the README's command runs it;
+ * check-service's cold start by how it is launched, side by side: the executable jar as docs/operations.md's command runs it;
  * with Spring AOT on, as the Helm chart starts a pod in an image without a trained archive, from the jar and from Boot's
  * extracted layout; and the layouts {@code check-service/fast-start.sh} trains (a class-data archive of the JDK the bench runs on; with
  * {@code AOT=on}, Spring AOT's bean definitions as well). Every start is a new process in the Helm chart's shape: a

@@ -51,7 +51,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
     }
 
     /**
-     * envoyproxy/ratelimit's configuration files, served as they are (see the README's table of its fields).
+     * envoyproxy/ratelimit's configuration files, served as they are (see docs/envoy.md's table of its fields).
      *
      * @param configDir      a directory of its YAML files: the pod's rules and descriptor mappings, instead of
      *                       rules-service or a rules file

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * How a pod starts: the beans it does not need to serve, built only if something asks for them, and the wait for
- * the store's first connect attempt before the ports open (README, "A fast pod, a fast start").
+ * the store's first connect attempt before the ports open (docs/performance.md, "What a pod no longer does before its first answer").
  */
 @Configuration(proxyBeanMethods = false)
 class StartupConfiguration {

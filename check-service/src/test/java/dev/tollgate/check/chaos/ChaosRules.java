@@ -20,7 +20,7 @@ import java.util.Map;
 /**
  * The suite's rules ({@code chaos-rules.yml}), read by the same reader the pods use, and what each one allows:
  * the most a key can be admitted by the store over a span of time, and the fail-open allowance of the fallback
- * buckets (the README: {@code limit ÷ pods × 2} per pod, so twice the limit across the pods).
+ * buckets (docs/failure-modes.md: {@code limit ÷ pods × 2} per pod, so twice the limit across the pods).
  */
 final class ChaosRules {
 

@@ -184,7 +184,7 @@ class CheckPathChaosIT {
         }
     }
 
-    /** The README: a NOSCRIPT is answered by one EVAL of the same call, so SCRIPT FLUSH is invisible to callers. */
+    /** docs/check-api.md, "The scripts": a NOSCRIPT is answered by one EVAL of the same call, so SCRIPT FLUSH is invisible to callers. */
     @Test
     void scriptFlushOnEveryNodeUnderLoad() {
         try (Scenario scenario = new Scenario("script-flush")) {
@@ -252,7 +252,7 @@ class CheckPathChaosIT {
         }
     }
 
-    /** README, "Rules": a pod restarted while rules-service is down enforces its saved snapshot. */
+    /** docs/rules.md, "How rules reach the pods": a pod restarted while rules-service is down enforces its saved snapshot. */
     @Test
     void rulesServiceDownAtStartWithASavedSnapshot() {
         Path snapshot = scratch.resolve("saved-snapshot.json");

@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <p>At production's 5 ms timeout a call to a healthy shard times out whenever the box delays the pod, Lettuce or
  * {@code redis-server} by 5 ms, far too short a stall for {@link BoxStalls} to count (on the suite's shared
  * 2-core box, from none to tens in one run's few seconds of standard load, as the box's other work comes and goes). The {@link Ledger} takes each of them on a
- * shard no injected fault hits as the box's fault on that shard: its fail-mode answer is what the README promises
+ * shard no injected fault hits as the box's fault on that shard: its fail-mode answer is what docs/failure-modes.md promises
  * for "shard timed out", and the invariants excuse it as they excuse a stall's.
  */
 final class ShardFailures implements AutoCloseable {

@@ -154,7 +154,7 @@ final class ShardProbe implements AutoCloseable {
      *   <li>at most {@code failures-to-open} (3) store calls time out before the shard's breaker opens;</li>
      *   <li>no check is answered by the deadline, but where the box held the pod's timer back (and one a pod);</li>
      *   <li>every check sent while the shard was frozen is answered by its store timeout or its open breaker, with
-     *       the README's verdict: a fail-open rule allowed from fallback, a fail-closed one 504 store_timeout or 503
+     *       docs/failure-modes.md's verdict: a fail-open rule allowed from fallback, a fail-closed one 504 store_timeout or 503
      *       store_unavailable;</li>
      *   <li>once open, one probe per {@code open-for} (1 s) is all that reaches the shard;</li>
      *   <li>after the thaw, the store answers again within the recovery budget.</li>

@@ -24,7 +24,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Envoy configuration the README recommends, as files a user copies (examples/envoy), read by Envoy's own
+ * The Envoy configuration docs/envoy.md recommends, as files a user copies (examples/envoy), read by Envoy's own
  * messages from the API jar: an unknown field, a misspelt enum or a wrong {@code @type} fails here as Envoy
  * would refuse it at start-up. And what it must say for Tollgate's promises to hold.
  */

@@ -69,7 +69,7 @@ final class EnvoyPod implements AutoCloseable {
         return rls.withDeadlineAfter(10, TimeUnit.SECONDS).shouldRateLimit(request);
     }
 
-    /** The call and its answer in grpcurl's words (protobuf JSON), for the log a reader compares with the README. */
+    /** The call and its answer in grpcurl's words (protobuf JSON), for the log a reader compares with docs/envoy.md. */
     RateLimitResponse shouldRateLimitLogged(RateLimitRequest request) {
         RateLimitResponse response = shouldRateLimit(request);
         try {

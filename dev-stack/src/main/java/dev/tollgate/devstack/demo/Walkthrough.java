@@ -9,8 +9,8 @@ import java.util.stream.Collectors;
 
 /**
  * What the dev stack prints once it is ready: where everything is, the admin token, and curl commands to
- * paste, in the order of the README's walkthrough (allow, deny across pods, login, override, usage, a rule
- * change, shadow).
+ * paste, in the order of the README's five-minute walkthrough (allow, one limit across pods, a new rule,
+ * an override, usage, a rule change, shadow, login).
  *
  * @param host        where curl reaches the services
  * @param checkPorts  the check-service pods
