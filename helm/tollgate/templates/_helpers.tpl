@@ -37,13 +37,17 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
-{{/* An image reference; call with (dict "root" $ "image" .Values.checkService.image). */}}
+{{/* An image reference; call with (dict "root" $ "image" .Values.checkService.image). The registry is required
+(the schema says so first; this names it too, for a render that skips the schema); a digest pins the image and
+wins over the tag. */}}
 {{- define "tollgate.image" -}}
-{{- $repository := .image.repository -}}
-{{- with .root.Values.image.registry -}}
-{{- $repository = printf "%s/%s" (trimSuffix "/" .) $repository -}}
-{{- end -}}
+{{- $registry := required "image.registry is required: the registry you pushed Tollgate's images to, e.g. registry.example.com" .root.Values.image.registry -}}
+{{- $repository := printf "%s/%s" (trimSuffix "/" $registry) .image.repository -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" $repository .image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" $repository (.image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion) -}}
+{{- end -}}
 {{- end }}
 
 {{- define "tollgate.redisSecretName" -}}

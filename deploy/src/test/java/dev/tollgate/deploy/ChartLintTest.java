@@ -33,8 +33,16 @@ class ChartLintTest {
     }
 
     @Test
-    void refusesToRenderWithoutARegionFile() {
+    void refusesToRenderWithoutARegistry() {
         String error = TollgateChart.renderFailure(List.of());
+
+        // Helm's schema check, before any template: "at '/image/registry': minLength: got 0, want 1"
+        assertThat(error).contains("'/image/registry'").contains("minLength");
+    }
+
+    @Test
+    void refusesToRenderWithoutARegionFile() {
+        String error = TollgateChart.renderFailure(List.of(TollgateChart.writeValues(Map.of("image", REGISTRY))));
 
         assertThat(error).contains("region is not set").contains("values-us-east.yaml");
     }
@@ -69,10 +77,13 @@ class ChartLintTest {
         assertThat(error).contains("rulesService.jwt: set audiences");
     }
 
+    private static final Map<String, Object> REGISTRY = Map.of("registry", "registry.example.com");
+
     /** The values a region needs besides its file, with {@code jwt} as rulesService.jwt. */
     private static Map<String, Object> withoutRegionFile(Map<String, Object> jwt) {
         return Map.of(
                 "region", "eu-west",
+                "image", REGISTRY,
                 "checkService", Map.of("rules", Map.of("tokenSecret", "tollgate-rules-watch")),
                 "redis", Map.of("existingSecret", "tollgate-redis"),
                 "database", Map.of("existingSecret", "tollgate-database"),

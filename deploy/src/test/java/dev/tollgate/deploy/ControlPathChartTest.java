@@ -28,7 +28,7 @@ class ControlPathChartTest {
                 .containsEntry("helm.sh/hook-weight", "0")
                 .containsEntry("helm.sh/hook-delete-policy", "before-hook-creation,hook-succeeded");
         Tree flyway = job.named("flyway", "spec", "template", "spec", "containers");
-        assertThat(flyway.at("image").text()).isEqualTo("tollgate/migrations:0.1.0");
+        assertThat(flyway.at("image").text()).isEqualTo("registry.example.com/tollgate/migrations:0.1.0");
         assertThat(flyway.at("args").value()).isEqualTo(List.of("migrate"));
         assertThat(job.at("spec", "template", "spec", "restartPolicy").text()).isEqualTo("Never");
         for (String[] env : new String[][]{{"FLYWAY_URL", "url"}, {"FLYWAY_USER", "username"}, {"FLYWAY_PASSWORD", "password"}}) {

@@ -49,7 +49,15 @@ class JibImageTest {
         assertThat(property(pom, "jib.skip")).isEqualTo("false");
         assertThat(property(pom, "tollgate.image.name")).isEqualTo(module);
         assertThat(property(pom, "tollgate.image.port")).isEqualTo(port);
-        assertThat(RepositoryFiles.read("helm/tollgate/values.yaml")).contains("repository: " + property(PARENT, "tollgate.image.registry") + "/" + module);
+        assertThat(RepositoryFiles.read("helm/tollgate/values.yaml")).contains("repository: " + property(PARENT, "tollgate.image.namespace") + "/" + module);
+    }
+
+    @Test
+    void namesTheTarsImageUnderNoRegistryNamespaceOfAnotherOwner() {
+        // the tar is pushed by digest to the operator's registry; its own name must not be read as docker.io/tollgate/...
+        assertThat(property(PARENT, "tollgate.image.registry")).isEqualTo("localhost");
+        assertThat(text(jibPlugin(), "to")).isEqualTo(
+                "${tollgate.image.registry}/${tollgate.image.namespace}/${tollgate.image.name}:${project.version}");
     }
 
     private static Element jibPlugin() {
