@@ -28,7 +28,8 @@ class ObservabilityChartTest {
                 "TollgateShadowDenyRateHigh", "TollgateRulesWatchRefused", "TollgateWatchTokenFailing", "TollgateStoreNotConnected",
                 "TollgateLatencySloFastBurn", "TollgateLatencySloSlowBurn", "TollgateServerErrors", "TollgatePodsWithoutRules",
                 "TollgateRulesRevisionSpread", "TollgateRulesSnapshotRejected", "TollgateRebalancerInactive",
-                "TollgateRebalancerFailing", "TollgateCheckServiceAbsent", "TollgateRulesServiceAbsent", "TollgateRebalancerAbsent");
+                "TollgateRebalancerFailing", "TollgateCheckServiceAbsent", "TollgateRulesServiceAbsent", "TollgateRebalancerAbsent",
+                "TollgateHotSlot");
 
         Tree failOpen = alerts.get("TollgateFailOpen");
         assertThat(failOpen.at("expr").text()).contains("rate(tollgate_fail_open_total[1m])").endsWith("> 0");
@@ -37,6 +38,7 @@ class ObservabilityChartTest {
         // 0 closed, 1 open, 2 half-open: anything above 0 is a shard the pods cannot use.
         assertThat(alerts.get("TollgateBreakerOpen").at("expr").text()).contains("tollgate_breaker_state").contains("> 0");
         assertThat(alerts.get("TollgateBreakerOpen").at("labels", "severity").text()).isEqualTo("critical");
+        assertThat(alerts.get("TollgateHotSlot").at("expr").text()).contains("tollgate_store_hot_slot_share").endsWith("> 0.5");
 
         assertThat(squashed(alerts.get("TollgateStoreLatencyHigh").at("expr").text()))
                 .startsWith("histogram_quantile(0.99, sum by (namespace, le) (rate(tollgate_store_calls_seconds_bucket[")

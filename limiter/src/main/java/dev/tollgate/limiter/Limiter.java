@@ -3,6 +3,7 @@ package dev.tollgate.limiter;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.limiter.breaker.ShardBreakers;
 import dev.tollgate.limiter.check.CheckPipeline;
+import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.usage.UsageSink;
@@ -61,6 +62,11 @@ public final class Limiter {
     /** The breakers of the shards this engine has talked to, for health reporting. */
     public ShardBreakers breakers() {
         return pipeline.breakers();
+    }
+
+    /** The keys and slots that took this pod's store calls lately, for finding a hot key before it hurts a primary. */
+    public HotKeys hotKeys() {
+        return pipeline.hotKeys();
     }
 
     /**

@@ -3,11 +3,9 @@ package dev.tollgate.check.api;
 import dev.tollgate.check.access.ReaderTokens;
 import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
-import dev.tollgate.common.check.ProblemCodes;
 import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.Limiter;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -19,6 +17,7 @@ import reactor.core.publisher.Mono;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code POST /v1/ratelimit:explain}: a check's body in, what a check would answer now and why out, per entry
@@ -26,8 +25,7 @@ import java.util.Map;
  * answer, the counter as the store holds it, the limit key), spending nothing: support's "why was this key
  * denied?". It answers about this pod: a deny cache, a lease and a breaker are each pod's own.
  *
- * <p>Only a reader's token opens it ({@link ReaderTokens}), checked here on what the router matched, whatever
- * the filter in front let through: a gateway's service token does not.
+ * <p>Only a reader's token opens it ({@link ReaderAccess}): a gateway's service token does not.
  */
 @RestController
 class ExplainController {
@@ -47,14 +45,9 @@ class ExplainController {
     @PostMapping(path = PATH, consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
     Mono<Map<String, Object>> explain(@RequestHeader(name = HttpHeaders.AUTHORIZATION, required = false) String authorization,
                                       @RequestBody CheckRequest request, ServerHttpResponse http) {
-        if (!readers.configured()) {
-            return Mono.error(new ProblemAnswer(CheckProblems.problem(HttpStatus.FORBIDDEN, ProblemCodes.FORBIDDEN,
-                    "Explain is off on this pod: it takes a reader's token, and none is configured (tollgate.access.reader-tokens).")));
-        }
-        if (!readers.accepts(authorization)) {
-            http.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
-            return Mono.error(new ProblemAnswer(CheckProblems.problem(HttpStatus.UNAUTHORIZED, ProblemCodes.UNAUTHORIZED,
-                    "Explain needs a reader's token (tollgate.access.reader-tokens): Authorization: Bearer <token>. A gateway's service token is not one.")));
+        Optional<ProblemAnswer> refused = ReaderAccess.refusal(readers, authorization, http);
+        if (refused.isPresent()) {
+            return Mono.error(refused.get());
         }
         return Mono.fromFuture(limiter.explain(request)).flatMap(explanation -> explanation.match(new Explanation.Cases<>() {
             @Override

@@ -61,10 +61,10 @@ class ServiceTokenFilter implements WebFilter {
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
         String authorization = exchange.getRequest().getHeaders().getFirst(HttpHeaders.AUTHORIZATION);
-        // a reader's token passes to explain, which checks it again itself: a spelling of its path this test misses
-        // meets the service token's check here, and the reader's there
+        // a reader's token passes to the readers' paths, whose handlers check it again: a spelling of their path this
+        // test misses meets the service token's check here, and the reader's there
         if (!tokens.required() || open(path) || tokens.accepts(authorization)
-                || (ExplainController.PATH_SEGMENTS.equals(segments(path)) && readers.accepts(authorization))) {
+                || (ReaderAccess.PATHS.contains(segments(path)) && readers.accepts(authorization))) {
             return chain.filter(exchange);
         }
         ServerHttpResponse response = exchange.getResponse();

@@ -10,6 +10,7 @@ import dev.tollgate.check.rules.RulesFile;
 import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.Limiter;
+import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.metrics.RedisCommandLatency;
@@ -224,14 +225,21 @@ class LimiterConfiguration {
 
     @Bean
     Limiter limiter(RuleBook ruleBook, RedisCounterStore store, LimiterSettings settings, LimiterMetrics metrics,
-                    PodRegistry pods, UsageRecorder usage, Clock clock) {
-        return Limiter.builder(ruleBook, store)
+                    PodRegistry pods, UsageRecorder usage, Clock clock, MeterRegistry registry) {
+        Limiter limiter = Limiter.builder(ruleBook, store)
                 .settings(settings)
                 .metrics(metrics)
                 .clock(clock)
                 .livePods(pods)
                 .usage(usage)
                 .build();
+        Gauge.builder(LimiterMetrics.HOT_KEY_SHARE, limiter.hotKeys(), HotKeys::hottestKeyShare)
+                .description("Share of this pod's store calls taken by its hottest key in the last 10-20 s (GET /v1/hot-keys names it)")
+                .register(registry);
+        Gauge.builder(LimiterMetrics.HOT_SLOT_SHARE, limiter.hotKeys(), HotKeys::hottestSlotShare)
+                .description("Share of this pod's store calls taken by its hottest Redis Cluster slot in the last 10-20 s")
+                .register(registry);
+        return limiter;
     }
 
     /**

@@ -64,6 +64,11 @@ public final class RedisKeys {
         return encode(key);
     }
 
+    /** The Redis Cluster slot every key of this limit key lives in (the CRC16 of its hash tag). */
+    public static int slot(String key) {
+        return io.lettuce.core.cluster.SlotHash.getSlot(encode(key));
+    }
+
     static String encode(String key) {
         byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
         StringBuilder out = null;

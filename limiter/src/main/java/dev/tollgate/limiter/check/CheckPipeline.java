@@ -9,6 +9,7 @@ import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.Outcome;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.breaker.ShardBreakers;
+import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
 import dev.tollgate.limiter.usage.UsageSink;
@@ -46,6 +47,7 @@ public final class CheckPipeline {
     private final Verdicts verdicts;
     private final Priming priming;
     private final Explainer explainer;
+    private final HotKeys hotKeys;
     /** Lease calls in flight, by lease set: completed (never exceptionally) when the call is answered. */
     private final Map<String, CompletableFuture<Void>> leaseCalls = new ConcurrentHashMap<>();
 
@@ -60,7 +62,8 @@ public final class CheckPipeline {
         FallbackBuckets fallback = new FallbackBuckets(nanoTime);
         FailModes failModes = new FailModes(fallback, livePods, metrics);
         this.local = new LocalStage(settings.optimizations(), nanoTime, metrics);
-        this.store = new StoreStage(counters, breakers, local, failModes, metrics, clock, nanoTime, livePods);
+        this.hotKeys = new HotKeys(nanoTime);
+        this.store = new StoreStage(counters, breakers, local, failModes, metrics, clock, nanoTime, livePods, hotKeys);
         this.verdicts = new Verdicts(local, failModes, counters, metrics, usage);
         this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods);
         this.explainer = new Explainer(rules, validator, local, breakers, fallback, counters, clock, livePods);
@@ -82,6 +85,10 @@ public final class CheckPipeline {
 
     public ShardBreakers breakers() {
         return breakers;
+    }
+
+    public HotKeys hotKeys() {
+        return hotKeys;
     }
 
     /** The check's outcome, always completed within the configured deadline and never exceptionally. */

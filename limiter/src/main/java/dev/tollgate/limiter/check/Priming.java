@@ -4,6 +4,7 @@ import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
+import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.breaker.ShardBreakers;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.RuleBook;
@@ -67,7 +68,7 @@ final class Priming {
         this.local = new LocalStage(settings.optimizations(), nanoTime, quiet);
         FailModes failModes = new FailModes(new FallbackBuckets(nanoTime), livePods, quiet);
         this.stage = new StoreStage(store, new ShardBreakers(settings.breaker(), clock, quiet.registry()), local, failModes, metrics,
-                clock, nanoTime, livePods);
+                clock, nanoTime, livePods, new HotKeys(nanoTime));
         this.verdicts = new Verdicts(local, failModes, store, quiet, UsageSink.NONE);
     }
 

@@ -2,6 +2,7 @@ package dev.tollgate.limiter.check;
 
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.limiter.breaker.ShardBreakers;
+import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.StoreException;
@@ -45,9 +46,10 @@ final class StoreStage {
     private final Clock clock;
     private final LongSupplier nanoTime;
     private final IntSupplier livePods;
+    private final HotKeys hotKeys;
 
     StoreStage(CounterStore store, ShardBreakers breakers, LocalStage local, FailModes failModes, LimiterMetrics metrics,
-               Clock clock, LongSupplier nanoTime, IntSupplier livePods) {
+               Clock clock, LongSupplier nanoTime, IntSupplier livePods, HotKeys hotKeys) {
         this.store = store;
         this.breakers = breakers;
         this.local = local;
@@ -56,6 +58,7 @@ final class StoreStage {
         this.clock = clock;
         this.nanoTime = nanoTime;
         this.livePods = livePods;
+        this.hotKeys = hotKeys;
     }
 
     /** The group's answer from the store, else from the fail mode; never completes exceptionally. */
@@ -93,6 +96,8 @@ final class StoreStage {
 
     /** The group's script, from our clock; renamed once from the store's when a fixed window's name differs. */
     private CompletableFuture<StoreResult.Replied> call(KeyGroup group) {
+        // counted once the breaker lets the call go: what a primary is asked, not what a pod wanted to ask
+        hotKeys.record(group.key());
         try {
             return call(callFor(group, clock.millis()), group, true);
         } catch (RuntimeException e) {

@@ -45,6 +45,10 @@ public final class LimiterMetrics {
     public static final String RULE_HITS = "tollgate.rule.hits";
     public static final String LOCAL_ANSWERS = "tollgate.local.answers";
     public static final String LIVE_PODS = "tollgate.pods.live";
+    /** The share of a pod's store calls its hottest key took in the last 10-20 s (a bounded series: no key label). */
+    public static final String HOT_KEY_SHARE = "tollgate.store.hot.key.share";
+    /** The same for its hottest slot: a slot that takes most of a primary's calls is one to move to a primary of its own. */
+    public static final String HOT_SLOT_SHARE = "tollgate.store.hot.slot.share";
 
     /** Envoy's default (NEAR_LIMIT_RATIO): an allowed entry with less than a fifth of its limit left is near it. */
     public static final double DEFAULT_NEAR_LIMIT_RATIO = 0.8;

@@ -36,12 +36,13 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code POST /v1/ratelimit:explain} on a pod and a Redis Cluster of its own: it names the stage and the reason of a
+ * What a reader's token opens, on a pod and a Redis Cluster of its own: {@code GET /v1/hot-keys} names the key that
+ * takes the pod's store calls, and {@code POST /v1/ratelimit:explain} it names the stage and the reason of a
  * deny from the deny cache, from the store (a key another pod spent) and from a fail-closed rule whose shard is
  * frozen (SIGSTOP); the counters it looks at are the same before and after, read raw from the store; and only a
  * reader's token opens it, a gateway's never, however the path is spelled.
  */
-class ExplainIT {
+class ReaderViewsIT {
 
     private static final String SERVICE_TOKEN = "gateway-token-7f3a9c1e5b2d4f60";
     private static final String READER_TOKEN = "reader-token-0a1b2c3d4e5f6a7b";
@@ -66,7 +67,7 @@ class ExplainIT {
                         "--spring.data.redis.cluster.nodes=" + cluster.clusterNodes(),
                         "--tollgate.redis.command-timeout=2s",
                         "--tollgate.rules.file=src/test/resources/rules-test.yml", "--tollgate.rules.service-url=",
-                        "--tollgate.pods.id=explain-it", "--tollgate.region.name=explain-it",
+                        "--tollgate.pods.id=reader-views-it", "--tollgate.region.name=reader-views-it",
                         "--management.metrics.use-global-registry=false",
                         "--tollgate.access.tokens=" + SERVICE_TOKEN, "--tollgate.access.reader-tokens=" + READER_TOKEN);
         base = "http://127.0.0.1:" + pod.getEnvironment().getProperty("local.server.port");
@@ -196,6 +197,45 @@ class ExplainIT {
         } finally {
             shard.unfreeze();
         }
+    }
+
+    @Test
+    void theKeyThatTakesThePodsStoreCallsIsFirstAmongTheHotKeys() throws Exception {
+        String hot = "acct_hot_" + UUID.randomUUID();
+        for (int i = 0; i < 120; i++) {
+            post("/v1/ratelimit:check", "Bearer " + SERVICE_TOKEN, free(hot));
+        }
+        for (int i = 0; i < 10; i++) {
+            post("/v1/ratelimit:check", "Bearer " + SERVICE_TOKEN, free("acct_cold_" + UUID.randomUUID()));
+        }
+
+        HttpResponse<String> answer = get("/v1/hot-keys", "Bearer " + READER_TOKEN);
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        JsonNode top = JSON.readTree(answer.body());
+        assertThat(top.get("keys").get(0).get("key").asString()).isEqualTo(hot);
+        assertThat(top.get("keys").get(0).get("store_calls").asLong()).as("leases and the deny cache spare most, not all").isGreaterThan(1);
+        assertThat(top.get("slots").valueStream().map(slot -> slot.get("slot").asInt()))
+                .contains(top.get("keys").get(0).get("slot").asInt());
+        assertThat(get("/v1/hot-keys", "Bearer " + SERVICE_TOKEN).statusCode()).as("a key is user data: no gateway reads them").isEqualTo(401);
+        assertThat(get("/v1;x/hot-keys", "Bearer " + SERVICE_TOKEN).statusCode()).isIn(401, 404);
+        assertThat(get("/v1/hot-keys", null).statusCode()).isEqualTo(401);
+        String scrape = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(scrape).contains("tollgate_store_hot_key_share ", "tollgate_store_hot_slot_share ")
+                .as("the series name no key").doesNotContain(hot);
+    }
+
+    private static String free(String account) {
+        return "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"" + account + "\",\"cost\":1}]}";
+    }
+
+    private static HttpResponse<String> get(String path, String authorization) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).GET();
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static String labels(String account) {

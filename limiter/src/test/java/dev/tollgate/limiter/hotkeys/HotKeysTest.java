@@ -1,0 +1,79 @@
+package dev.tollgate.limiter.hotkeys;
+
+import dev.tollgate.store.key.RedisKeys;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class HotKeysTest {
+
+    private final AtomicLong nanos = new AtomicLong();
+    private final HotKeys hot = new HotKeys(nanos::get);
+
+    /** A key with a fifth of the calls among 100,000 keys called once each: first, counted within the sketch's bound. */
+    @Test
+    void findsAHeavyKeyInAFloodOfDistinctOnesWithinTheSketchsBound() {
+        int flood = 100_000;
+        for (int i = 0; i < flood; i++) {
+            hot.record("ip-" + i);
+            if (i % 4 == 0) {
+                hot.record("acct_hot");
+            }
+        }
+
+        List<HotKeys.HotKey> top = hot.top(3);
+
+        assertThat(top.get(0).key()).isEqualTo("acct_hot");
+        long total = flood + flood / 4;
+        assertThat(top.get(0).calls()).isBetween(flood / 4L, flood / 4L + total / HotKeys.CAPACITY);
+        assertThat(top.get(0).calls() - top.get(0).error()).as("its guaranteed count").isLessThanOrEqualTo(flood / 4L);
+        assertThat(top.get(0).slot()).isEqualTo(RedisKeys.slot("acct_hot"));
+    }
+
+    @Test
+    void countsEveryKeyExactlyWhileThereAreFewerThanItsCapacity() {
+        for (int i = 0; i < 10; i++) {
+            for (int j = 0; j <= i; j++) {
+                hot.record("k" + i);
+            }
+        }
+
+        assertThat(hot.top(3)).extracting(HotKeys.HotKey::key, HotKeys.HotKey::calls, HotKeys.HotKey::error)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("k9", 10L, 0L), org.assertj.core.groups.Tuple.tuple("k8", 9L, 0L),
+                        org.assertj.core.groups.Tuple.tuple("k7", 8L, 0L));
+    }
+
+    @Test
+    void aSlotsShareIsOfThePodsStoreCalls() {
+        for (int i = 0; i < 30; i++) {
+            hot.record("acct_a");
+        }
+        for (int i = 0; i < 10; i++) {
+            hot.record("acct_b");
+        }
+
+        HotKeys.HotSlot hottest = hot.topSlots(1).get(0);
+
+        assertThat(hottest.slot()).isEqualTo(RedisKeys.slot("acct_a"));
+        assertThat(hottest.calls()).isEqualTo(30);
+        assertThat(hottest.share()).isEqualTo(0.75);
+    }
+
+    @Test
+    void showsTheLastTwoWindowsAndForgetsOlderOnes() {
+        hot.record("old");
+        nanos.addAndGet(HotKeys.WINDOW_NANOS);
+        hot.record("new");
+        assertThat(hot.top(5)).extracting(HotKeys.HotKey::key).containsExactlyInAnyOrder("old", "new");
+
+        nanos.addAndGet(HotKeys.WINDOW_NANOS);
+        assertThat(hot.top(5)).extracting(HotKeys.HotKey::key).containsExactly("new");
+
+        nanos.addAndGet(3 * HotKeys.WINDOW_NANOS);
+        assertThat(hot.top(5)).as("quiet for two windows: nothing is hot").isEmpty();
+        assertThat(hot.topSlots(5)).isEmpty();
+    }
+}
