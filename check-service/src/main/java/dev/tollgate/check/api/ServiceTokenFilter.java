@@ -25,7 +25,8 @@ import java.util.List;
 /**
  * Every path but the actuator's answers 401 {@code unauthorized} without an accepted service token, when
  * tokens are configured; health and metrics stay open (health details only for authorized callers, as
- * configured). Runs first, before anything reads the body.
+ * configured). The readers' paths ({@link ReaderAccess#PATHS}: explain, the hot keys) take a reader's token here
+ * instead, and their handlers check it again. Runs first, before anything reads the body.
  *
  * <p>Open or guarded is decided on the path as WebFlux's router matches it, each segment decoded and its
  * {@code ;parameters} cut off, and by default guarded: a prefix test on the raw path let
