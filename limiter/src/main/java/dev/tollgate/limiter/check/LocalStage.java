@@ -65,12 +65,7 @@ final class LocalStage {
     private Optional<GroupAnswer> screen(KeyGroup group) {
         List<Spend> spends = group.spends();
         if (optimizations.denyCache()) {
-            long remembered = 0;
-            for (Spend spend : spends) {
-                // a look asks about one more request: a limit that could not pay 1 cannot answer it yes
-                remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), Math.max(1, spend.cost())));
-            }
-            long retry = remembered;
+            long retry = remembered(group);
             if (retry > 0) {
                 metrics.denyCacheHit();
                 countByRule(group, "deny_cache");
@@ -96,10 +91,7 @@ final class LocalStage {
     Optional<Look> look(KeyGroup group) {
         List<Spend> spends = group.spends();
         if (optimizations.denyCache()) {
-            long remembered = 0;
-            for (Spend spend : spends) {
-                remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), Math.max(1, spend.cost())));
-            }
+            long remembered = remembered(group);
             if (remembered > 0) {
                 return Optional.of(new Look(Explanation.Stage.DENY_CACHE, false,
                         "the pod remembers the store's deny of this key and denies without asking it: retry in " + remembered + " ms"));
@@ -120,6 +112,16 @@ final class LocalStage {
             }
         }
         return Optional.empty();
+    }
+
+    /** The longest wait the deny cache remembers for the group's limits; 0 when it remembers none. */
+    private long remembered(KeyGroup group) {
+        long remembered = 0;
+        for (Spend spend : group.spends()) {
+            // a look asks about one more request: a limit that could not pay 1 cannot answer it yes
+            remembered = Math.max(remembered, denies.retryMs(spend.rule().id(), group.key(), Math.max(1, spend.cost())));
+        }
+        return remembered;
     }
 
     /** One request's worth from the set's lease, if the pod holds one. */
