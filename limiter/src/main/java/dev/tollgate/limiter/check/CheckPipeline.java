@@ -63,7 +63,8 @@ public final class CheckPipeline {
         FailModes failModes = new FailModes(fallback, livePods, metrics);
         this.local = new LocalStage(settings.optimizations(), nanoTime, metrics);
         this.hotKeys = new HotKeys(nanoTime);
-        this.store = new StoreStage(counters, breakers, local, failModes, metrics, clock, nanoTime, livePods, hotKeys);
+        this.store = new StoreStage(new ShardCall(counters, breakers, local, metrics, clock, livePods, hotKeys), local, failModes, metrics,
+                nanoTime);
         this.verdicts = new Verdicts(local, failModes, counters, metrics, usage);
         this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods);
         this.explainer = new Explainer(rules, validator, local, breakers, fallback, counters, clock, livePods);

@@ -67,8 +67,9 @@ final class Priming {
         this.nanoTime = nanoTime;
         this.local = new LocalStage(settings.optimizations(), nanoTime, quiet);
         FailModes failModes = new FailModes(new FallbackBuckets(nanoTime), livePods, quiet);
-        this.stage = new StoreStage(store, new ShardBreakers(settings.breaker(), clock, quiet.registry()), local, failModes, metrics,
-                clock, nanoTime, livePods, new HotKeys(nanoTime));
+        ShardCall calls = new ShardCall(store, new ShardBreakers(settings.breaker(), clock, quiet.registry()), local, metrics, clock,
+                livePods, new HotKeys(nanoTime));
+        this.stage = new StoreStage(calls, local, failModes, metrics, nanoTime);
         this.verdicts = new Verdicts(local, failModes, store, quiet, UsageSink.NONE);
     }
 

@@ -1,64 +1,38 @@
 package dev.tollgate.limiter.check;
 
 import dev.tollgate.common.check.EntryResult;
-import dev.tollgate.limiter.breaker.ShardBreakers;
-import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
-import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.StoreException;
-import dev.tollgate.store.key.RedisKeys;
-import dev.tollgate.store.script.FixedWindows;
 import dev.tollgate.store.script.GroupReply;
-import dev.tollgate.store.script.ScriptCall;
 import dev.tollgate.store.script.Spend;
-import dev.tollgate.store.script.SpendCall;
-import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
-import java.time.Clock;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * The check's second stage: one script call for a key group on its shard, behind the shard's breaker (the
- * Resilience4j decorator, on the engine's clock), bounded by the check's deadline; the store's reply becomes the
- * group's answer, and a failure the rule's fail mode. The call's own bookkeeping (the breaker's count, what the
- * pod learns, a late lease grant) runs whenever it ends, even after the deadline answered the check.
+ * The check's second stage: the group's {@link ShardCall}, bounded by the check's deadline; the store's reply
+ * becomes the group's answer, and a failure or the deadline the rule's fail mode. The call itself is never cut
+ * short here: what the pod learns from it runs whenever it ends.
  */
 final class StoreStage {
 
-    private static final StoreException BREAKER_OPEN =
-            new StoreException(StoreException.Kind.UNAVAILABLE, "breaker_open", "the shard's breaker is open", null);
     private static final StoreException DEADLINE =
             new StoreException(StoreException.Kind.TIMEOUT, "deadline", "the store did not answer within the check's deadline", null);
     private static final StoreResult.Failed PAST_DEADLINE = new StoreResult.Failed(DEADLINE);
 
-    private final CounterStore store;
-    private final ShardBreakers breakers;
+    private final ShardCall calls;
     private final LocalStage local;
     private final FailModes failModes;
     private final LimiterMetrics metrics;
-    private final Clock clock;
     private final LongSupplier nanoTime;
-    private final IntSupplier livePods;
-    private final HotKeys hotKeys;
 
-    StoreStage(CounterStore store, ShardBreakers breakers, LocalStage local, FailModes failModes, LimiterMetrics metrics,
-               Clock clock, LongSupplier nanoTime, IntSupplier livePods, HotKeys hotKeys) {
-        this.store = store;
-        this.breakers = breakers;
+    StoreStage(ShardCall calls, LocalStage local, FailModes failModes, LimiterMetrics metrics, LongSupplier nanoTime) {
+        this.calls = calls;
         this.local = local;
         this.failModes = failModes;
         this.metrics = metrics;
-        this.clock = clock;
         this.nanoTime = nanoTime;
-        this.livePods = livePods;
-        this.hotKeys = hotKeys;
     }
 
     /** The group's answer from the store, else from the fail mode; never completes exceptionally. */
@@ -69,66 +43,10 @@ final class StoreStage {
             // the store says now, so a spend made for it would only be lost
             return CompletableFuture.completedFuture(fallBack(group, PAST_DEADLINE));
         }
-        return Deadlines.within(spend(group), left, PAST_DEADLINE).thenApply(result -> result instanceof StoreResult.Replied replied
+        CompletableFuture<StoreResult> spent = calls.spend(group);
+        return Deadlines.within(spent, left, PAST_DEADLINE).thenApply(result -> result instanceof StoreResult.Replied replied
                 ? fromStore(group, replied)
                 : fallBack(group, (StoreResult.Failed) result));
-    }
-
-    /** The script call behind the shard's breaker, with what the pod learns from it; never completes exceptionally. */
-    private CompletableFuture<StoreResult> spend(KeyGroup group) {
-        CircuitBreaker breaker;
-        try {
-            breaker = breakers.forShard(store.shardOf(RedisKeys.hashTag(group.key())));
-        } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(new StoreResult.Failed(asStoreException(e)));
-        }
-        CompletionStage<StoreResult.Replied> called = breaker.decorateCompletionStage(() -> call(group)).get();
-        return called.toCompletableFuture().handle((replied, error) -> {
-            if (error == null) {
-                local.learn(group, replied.reply());
-                return replied;
-            }
-            StoreException failure = asStoreException(error);
-            local.failed(group, failure);
-            return new StoreResult.Failed(failure);
-        });
-    }
-
-    /** The group's script, from our clock; renamed once from the store's when a fixed window's name differs. */
-    private CompletableFuture<StoreResult.Replied> call(KeyGroup group) {
-        // counted once the breaker lets the call go: what a primary is asked, not what a pod wanted to ask
-        hotKeys.record(group.key());
-        try {
-            return call(callFor(group, clock.millis()), group, true);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(asStoreException(e));
-        }
-    }
-
-    private CompletableFuture<StoreResult.Replied> call(ScriptCall call, KeyGroup group, boolean mayRename) {
-        long started = System.nanoTime();
-        return store.run(call.script(), call.keys(), call.args()).handle((reply, error) -> {
-            String outcome = error == null ? "ok" : asStoreException(error).reason();
-            metrics.storeCall(call.script().name(), outcome).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-            if (error != null) {
-                throw asStoreException(error);
-            }
-            return reply;
-        }).thenCompose(reply -> {
-            OptionalLong storeClock = FixedWindows.movedTo(reply);
-            if (storeClock.isEmpty()) {
-                return CompletableFuture.completedFuture(new StoreResult.Replied(call, GroupReply.parse(reply, call.keys().size())));
-            }
-            if (!mayRename) {
-                throw new StoreException(StoreException.Kind.UNAVAILABLE, "fixed window moved twice in one check", null);
-            }
-            // our clock named another window than the store's TIME: rename from the store's clock
-            return call(callFor(group, storeClock.getAsLong()), group, false);
-        });
-    }
-
-    private ScriptCall callFor(KeyGroup group, long nowMs) {
-        return SpendCall.of(group.key(), group.spends(), local.want(group), livePods.getAsInt(), nowMs);
     }
 
     private GroupAnswer fromStore(KeyGroup group, StoreResult.Replied replied) {
@@ -158,20 +76,5 @@ final class StoreStage {
             local.refund(group);
         }
         return answer;
-    }
-
-    private static StoreException asStoreException(Throwable error) {
-        Throwable cause = error;
-        while (!(cause instanceof StoreException) && !(cause instanceof CallNotPermittedException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        if (cause instanceof StoreException store) {
-            return store;
-        }
-        if (cause instanceof CallNotPermittedException) {
-            // the shard is clearly gone: answered from the fail mode at once instead of paying its timeout
-            return BREAKER_OPEN;
-        }
-        return new StoreException(StoreException.Kind.UNAVAILABLE, "store call failed: " + cause.getClass().getSimpleName(), null);
     }
 }
