@@ -128,7 +128,7 @@ final class StoreStage {
     }
 
     private ScriptCall callFor(KeyGroup group, long nowMs) {
-        return SpendCall.of(group.key(), group.spends(), local.want(group), livePods.getAsInt(), nowMs);
+        return SpendCall.of(group.key(), group.spends(), local.want(group), livePods.getAsInt(), local.asker(), nowMs);
     }
 
     private GroupAnswer fromStore(KeyGroup group, StoreResult.Replied replied) {
