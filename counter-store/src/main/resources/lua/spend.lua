@@ -5,7 +5,7 @@
 --
 -- ARGV[1]  want: requests the caller would like to lease (1 = an exact per-request check); a lease is of
 --          token buckets only, so a call naming a log or a window is granted one request at most
--- ARGV[2]  pods: live pods in the region; a lease never takes more than 1 / (2 * pods) of what is left
+-- ARGV[2]  pods: live pods in the region, the most askers a bucket is ever counted to have
 -- then five values per key i, starting at ARGV[3 + 5 * (i - 1)]: the kind, then four integers
 --   'bucket'  KEYS[i] rl:{<key>}:<rule>, a hash {tokens_milli, ts_ms, q_us}
 --             refill (milli-tokens per period: rate * 1000 * the region's share), period (ms),
@@ -17,6 +17,10 @@
 --   'window'  KEYS[i] q:{<key>}:<rule>:<window start>, a counter for one UTC-aligned window
 --             limit (count per window), window (ms; windows start at multiples of it since the epoch),
 --             cost, start (the window start the caller named KEYS[i] after, ms since the epoch)
+-- then, optionally, after the last key's five: the asker (the calling pod's id) and the lease ttl (ms).
+--          Each bucket keeps a field 'a:<asker>' = the ms of that pod's last lease ask; a lease takes at most
+--          1 / (2 * askers) of what is left, askers being the pods that asked within the last ttl (the
+--          caller included, never more than pods). Without an asker, askers = pods (the fleet's size).
 -- Returns {grant, retry_ms, hold_ms, remaining_1, reset_ms_1, remaining_2, reset_ms_2, ..., stamp}
 --   grant     requests granted (0 = deny; nothing was spent on any key)
 --   retry_ms  on deny, ms until every denying limit holds its cost again
@@ -57,6 +61,13 @@ local now = math.floor(now_us / 1000)
 local micros = t[1] .. string.format('%06d', tonumber(t[2]))
 
 local n = #KEYS
+-- only a lease ask counts its asker: an exact check is granted one request whatever the divisor, holds
+-- nothing past its own request, and so strands nothing
+local asker, asker_ttl = ARGV[3 + 5 * n], tonumber(ARGV[4 + 5 * n])
+local me = nil
+if want > 1 and asker ~= nil and asker ~= '' and asker_ttl ~= nil and asker_ttl > 0 then
+  me = 'a:' .. asker
+end
 local kind, p1, p2, p3, p4 = {}, {}, {}, {}, {}
 for i = 1, n do
   local a = 3 + 5 * (i - 1)
@@ -82,7 +93,34 @@ end
 for i = 1, n do
   if kind[i] == 'bucket' then
     local refill, period, burst, cost = p1[i], p2[i], p3[i], p4[i]
-    local s = redis.call('HMGET', KEYS[i], 'tokens_milli', 'ts_ms', 'q_us')
+    local s
+    local askers = pods
+    if me then
+      -- the bucket's askers: the caller, and every other pod whose last lease ask is younger than a lease;
+      -- older asks are dropped here, so the fields are bounded by the pods that asked within one ttl
+      local fields = redis.call('HGETALL', KEYS[i])
+      local counted, stale = 1, {}
+      s = {}
+      for j = 1, #fields, 2 do
+        local f = fields[j]
+        if f == 'tokens_milli' then s[1] = fields[j + 1]
+        elseif f == 'ts_ms' then s[2] = fields[j + 1]
+        elseif f == 'q_us' then s[3] = fields[j + 1]
+        elseif f ~= me and string.sub(f, 1, 2) == 'a:' then
+          if tonumber(fields[j + 1]) > now - asker_ttl then
+            counted = counted + 1
+          else
+            stale[#stale + 1] = f
+          end
+        end
+      end
+      if #stale > 0 then
+        redis.call('HDEL', KEYS[i], unpack(stale))
+      end
+      askers = math.min(pods, counted)
+    else
+      s = redis.call('HMGET', KEYS[i], 'tokens_milli', 'ts_ms', 'q_us')
+    end
     local l, ts = tonumber(s[1]), tonumber(s[2])
     if l == nil or ts == nil or ts > now then
       -- a new bucket starts full; a timestamp ahead of TIME (a promoted replica's clock) restarts the refill
@@ -101,7 +139,7 @@ for i = 1, n do
     if whole < need then
       grant = 0
     elseif grant > 0 then
-      grant = math.min(grant, math.max(1, math.floor(whole / (2 * pods * need))))
+      grant = math.min(grant, math.max(1, math.floor(whole / (2 * askers * need))))
     end
   elseif kind[i] == 'log' then
     local limit, window, cost = p1[i], p2[i], p3[i]
@@ -171,6 +209,10 @@ for i = 1, n do
       redis.call('HSET', KEYS[i], 'tokens_milli', l, 'ts_ms', ts, 'q_us', now_us + held_us)
     else
       redis.call('HSET', KEYS[i], 'tokens_milli', l, 'ts_ms', ts)
+    end
+    if me then
+      -- asked, whether granted or not: a denied pod comes back, and its share must be kept for it
+      redis.call('HSET', KEYS[i], me, now)
     end
     -- untouched for twice the time it takes to fill from empty, a bucket is full anyway: drop it
     redis.call('PEXPIRE', KEYS[i], math.ceil(burst * period / refill) * 2)

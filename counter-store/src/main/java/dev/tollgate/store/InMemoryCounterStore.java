@@ -18,7 +18,8 @@ public final class InMemoryCounterStore implements CounterStore {
 
     private static final long MAX_HOLD_MS = 1000;
 
-    private record Bucket(long tokensMilli, long tsMs, long qUs) {
+    /** A bucket's hash: its level, refill stamp and deny queue's tail, and its askers (pod id → ms of its last lease ask). */
+    private record Bucket(long tokensMilli, long tsMs, long qUs, Map<String, Long> askers) {
     }
 
     /** What a key holds, and until when (ms on the store's clock; Long.MAX_VALUE: no expiry). */
@@ -73,6 +74,10 @@ public final class InMemoryCounterStore implements CounterStore {
         long want = arg(args, 0);
         long pods = arg(args, 1);
         int n = keyList.size();
+        String asker = args.size() > 3 + 5 * n ? args.get(2 + 5 * n) : "";
+        long askerTtl = args.size() > 3 + 5 * n ? arg(args, 3 + 5 * n) : 0;
+        boolean counts = want > 1 && !asker.isEmpty() && askerTtl > 0;
+        List<Map<String, Long>> askersOf = new ArrayList<>(n);
         String[] kind = new String[n];
         long[][] p = new long[n][];
         for (int i = 0; i < n; i++) {
@@ -101,6 +106,7 @@ public final class InMemoryCounterStore implements CounterStore {
         List<TreeMap<String, Long>> logs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             logs.add(null);
+            askersOf.add(null);
             switch (kind[i]) {
                 case "bucket" -> {
                     long refill = p[i][0], period = p[i][1], burst = p[i][2], cost = p[i][3];
@@ -110,12 +116,21 @@ public final class InMemoryCounterStore implements CounterStore {
                     level[i] = refilled.milli();
                     last[i] = refilled.tsMs();
                     tail[i] = s == null ? 0 : s.qUs();
+                    Map<String, Long> askers = new HashMap<>(s == null ? Map.of() : s.askers());
+                    long divisor = pods;
+                    if (counts) {
+                        askers.values().removeIf(lastAsk -> lastAsk <= now - askerTtl);
+                        askers.remove(asker);
+                        divisor = Math.min(pods, 1 + askers.size());
+                        askers.put(asker, now);
+                    }
+                    askersOf.set(i, askers);
                     long whole = Math.floorDiv(level[i], 1000);
                     long need = Math.max(cost, 1);
                     if (whole < need) {
                         grant = 0;
                     } else if (grant > 0) {
-                        grant = Math.min(grant, Math.max(1, Math.floorDiv(whole, 2 * pods * need)));
+                        grant = Math.min(grant, Math.max(1, Math.floorDiv(whole, 2 * divisor * need)));
                     }
                 }
                 case "log" -> {
@@ -167,7 +182,7 @@ public final class InMemoryCounterStore implements CounterStore {
                         hold = Math.max(hold, ceilDiv(heldUs, 1000));
                         q = nowUs + heldUs;
                     }
-                    put(key, new Bucket(l, ts, q), now + ceilDiv(burst * period, refill) * 2);
+                    put(key, new Bucket(l, ts, q, Map.copyOf(askersOf.get(i))), now + ceilDiv(burst * period, refill) * 2);
                     reply.add(Math.floorDiv(l, 1000));
                     reply.add(Math.max(0, ts + ceilDiv((burst - l) * period, refill) - now));
                 }
@@ -225,7 +240,7 @@ public final class InMemoryCounterStore implements CounterStore {
             switch (kind) {
                 case "bucket" -> {
                     Bucket b = (Bucket) value.data();
-                    keys.put(key, new Value(new Bucket(Math.min(Long.parseLong(extra), b.tokensMilli() + amount), b.tsMs(), b.qUs()), value.expiresAtMs()));
+                    keys.put(key, new Value(new Bucket(Math.min(Long.parseLong(extra), b.tokensMilli() + amount), b.tsMs(), b.qUs(), b.askers()), value.expiresAtMs()));
                     changed++;
                 }
                 case "window" -> {

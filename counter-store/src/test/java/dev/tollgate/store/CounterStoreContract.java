@@ -4,6 +4,7 @@ import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.store.script.FixedWindows;
 import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.LeaseAsker;
 import dev.tollgate.store.script.Peek;
 import dev.tollgate.store.script.Refunds;
 import dev.tollgate.store.script.ScriptCall;
@@ -30,10 +31,18 @@ abstract class CounterStoreContract {
     private final Rule daily = Rule.of("daily", "api", new Limit.TokenBucket(1, 86_400, 3));
     private final Rule route = Rule.of("route", "api", new Limit.TokenBucket(1, 86_400, 1));
     private final Rule big = Rule.tokenBucket("big", "api", 1_000, 2_000);
+    /** Burst 2,000 that refills a token a day, so the asker tests' exact shares hold on a real store's clock too. */
+    private final Rule wide = Rule.of("wide", "api", new Limit.TokenBucket(1, 86_400, 2_000));
     private final Rule login = Rule.slidingLog("login", "auth", 2, 60);
     private final Rule quota = Rule.fixedWindow("quota", "api", 2, 86_400);
 
     abstract CounterStore store();
+
+    /** Lets {@code ms} pass on the store's clock: a real store's by waiting, the in-memory one's by moving it. */
+    abstract void pass(long ms) throws InterruptedException;
+
+    /** How long the asker tests' leases live: long enough for a real store's calls to land within it. */
+    private static final long ASKER_TTL_MS = 1_000;
 
     @Test
     void aBucketSpendsWholeTokensAndADenySpendsNothing() {
@@ -63,6 +72,66 @@ abstract class CounterStoreContract {
     void aLeaseIsTheDesignsShareOfWhatIsLeft() {
         // Enterprise, burst 2,000 on 50 pods: min(50, 2,000 / (2 x 50)) = 20
         assertThat(bucket(key(), 50, 50, spend(big)).granted()).isEqualTo(20);
+    }
+
+    @Test
+    void aLeaseIsSizedForThePodsThatAskTheKeyNotTheFleet() {
+        String key = key();
+        // Enterprise, burst 2,000, asked by 2 pods of 50: min(50, 2,000 / (2 x 2)) = 50 where the fleet gives 20
+        assertThat(asked(key, "pod-a", 10_000, 50).granted()).as("alone: half of what is left").isEqualTo(1_000);
+        assertThat(asked(key, "pod-b", 10_000, 50).granted()).as("two askers: a quarter of the 1,000 left").isEqualTo(250);
+        assertThat(asked(key, "pod-a", 10_000, 50).granted()).as("its second ask counts it once").isEqualTo(187);
+        String other = key();
+        asked(other, "pod-a", 50, 50);
+        assertThat(asked(other, "pod-b", 50, 50).granted()).as("2 askers of 50 pods: the lease the design wants").isEqualTo(50);
+    }
+
+    @Test
+    void aThirdPodJoiningIsServedFromTheHalfLeftByTheOthers() {
+        String key = key();
+        asked(key, "pod-a", 10_000, 50);
+        asked(key, "pod-b", 10_000, 50);
+        GroupReply third = asked(key, "pod-c", 10_000, 50);
+        assertThat(third.granted()).as("750 left over three askers: 750 / 6").isEqualTo(125);
+        assertThat(third.remaining()).containsExactly(625);
+        assertThat(asked(key, "pod-a", 10_000, 50).granted()).as("the others now share with it: 625 / 6").isEqualTo(104);
+    }
+
+    @Test
+    void anAskerOlderThanALeaseNoLongerCounts() throws InterruptedException {
+        String key = key();
+        asked(key, "pod-a", 10_000, 50);
+        pass(ASKER_TTL_MS + 100);
+        assertThat(asked(key, "pod-b", 10_000, 50).granted()).as("pod-a's lease is over: pod-b asks alone, 1,000 / 2").isEqualTo(500);
+    }
+
+    @Test
+    void askersAreNeverMoreThanTheLivePods() {
+        String key = key();
+        asked(key, "pod-a", 10_000, 2);
+        asked(key, "pod-b", 10_000, 2);
+        // 750 left, three askers but two live pods: 750 / (2 x 2)
+        assertThat(asked(key, "pod-c", 10_000, 2).granted()).isEqualTo(187);
+    }
+
+    @Test
+    void anExactCheckIsNoAsker() {
+        String key = key();
+        for (String pod : List.of("pod-a", "pod-b", "pod-c")) {
+            assertThat(call(SpendCall.of(key, List.of(spend(wide)), 1, 50, new LeaseAsker(pod, ASKER_TTL_MS), 0)).granted()).isEqualTo(1);
+        }
+        assertThat(asked(key, "pod-d", 10_000, 50).granted()).as("alone among lease askers: 1,997 / 2").isEqualTo(998);
+    }
+
+    @Test
+    void aRefundKeepsTheBucketsAskers() {
+        String key = key();
+        ScriptCall first = SpendCall.of(key, List.of(spend(wide)), 10_000, 50, new LeaseAsker("pod-a", ASKER_TTL_MS), 0);
+        GroupReply granted = call(first);
+        ScriptCall refund = Refunds.of(first, List.of(spend(wide)), granted);
+        store().run(refund.script(), refund.keys(), refund.args()).join();
+        // the refund gave back one request of the lease's 1,000: 1,001 left, and pod-a still counts
+        assertThat(asked(key, "pod-b", 10_000, 50).granted()).as("1,001 / (2 x 2)").isEqualTo(250);
     }
 
     @Test
@@ -229,6 +298,10 @@ abstract class CounterStoreContract {
 
     private GroupReply bucket(String key, int want, int pods, Spend... spends) {
         return call(SpendCall.of(key, List.of(spends), want, pods, 0));
+    }
+
+    private GroupReply asked(String key, String pod, int want, int pods) {
+        return call(SpendCall.of(key, List.of(spend(wide)), want, pods, new LeaseAsker(pod, ASKER_TTL_MS), 0));
     }
 
     private ScriptCall logCall(String key) {

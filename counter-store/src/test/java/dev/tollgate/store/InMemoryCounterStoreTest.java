@@ -12,4 +12,9 @@ class InMemoryCounterStoreTest extends CounterStoreContract {
     CounterStore store() {
         return store;
     }
+
+    @Override
+    void pass(long ms) {
+        micros.addAndGet(ms * 1000);
+    }
 }

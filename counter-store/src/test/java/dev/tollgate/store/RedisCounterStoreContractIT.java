@@ -45,6 +45,11 @@ class RedisCounterStoreContractIT extends CounterStoreContract {
         return store;
     }
 
+    @Override
+    void pass(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+    }
+
     /**
      * A log member was named by the store's microsecond, with '+' appended on a collision, yet a
      * refund removes the members its call was told: two calls of one microsecond on one log both named the

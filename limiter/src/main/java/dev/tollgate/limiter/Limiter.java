@@ -11,6 +11,7 @@ import dev.tollgate.store.CounterStore;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -33,7 +34,7 @@ public final class Limiter {
 
     private Limiter(Builder builder) {
         this.pipeline = new CheckPipeline(builder.rules, builder.store, builder.settings, builder.metrics, builder.clock,
-                builder.nanoTime, builder.livePods, builder.usage);
+                builder.nanoTime, builder.livePods, builder.podId, builder.usage);
     }
 
     public static Builder builder(RuleBook rules, CounterStore store) {
@@ -96,6 +97,7 @@ public final class Limiter {
         private Clock clock = Clock.systemUTC();
         private LongSupplier nanoTime = System::nanoTime;
         private IntSupplier livePods = () -> 1;
+        private String podId = "pod-" + UUID.randomUUID();
         private UsageSink usage = UsageSink.NONE;
 
         private Builder(RuleBook rules, CounterStore store) {
@@ -128,6 +130,18 @@ public final class Limiter {
         /** The live pods of the region, which size fallback buckets and leases. */
         public Builder livePods(IntSupplier value) {
             this.livePods = value;
+            return this;
+        }
+
+        /**
+         * This pod's id (the pod registry's), by which the store counts the pods that ask for a key's leases and
+         * sizes each lease for them; unique per engine by default, which is all the count needs.
+         */
+        public Builder podId(String value) {
+            if (value == null || value.isBlank()) {
+                throw new IllegalArgumentException("the pod id must not be blank");
+            }
+            this.podId = value;
             return this;
         }
 

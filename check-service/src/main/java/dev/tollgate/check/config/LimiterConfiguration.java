@@ -231,6 +231,7 @@ class LimiterConfiguration {
                 .metrics(metrics)
                 .clock(clock)
                 .livePods(pods)
+                .podId(pods.podId())
                 .usage(usage)
                 .build();
         Gauge.builder(LimiterMetrics.HOT_KEY_SHARE, limiter.hotKeys(), HotKeys::hottestKeyShare)

@@ -52,7 +52,7 @@ public final class CheckPipeline {
     private final Map<String, CompletableFuture<Void>> leaseCalls = new ConcurrentHashMap<>();
 
     public CheckPipeline(RuleBook rules, CounterStore counters, LimiterSettings settings, LimiterMetrics metrics, Clock clock,
-                         LongSupplier nanoTime, IntSupplier livePods, UsageSink usage) {
+                         LongSupplier nanoTime, IntSupplier livePods, String podId, UsageSink usage) {
         this.rules = rules;
         this.metrics = metrics;
         this.nanoTime = nanoTime;
@@ -61,12 +61,12 @@ public final class CheckPipeline {
         this.breakers = new ShardBreakers(settings.breaker(), clock, metrics.registry());
         FallbackBuckets fallback = new FallbackBuckets(nanoTime);
         FailModes failModes = new FailModes(fallback, livePods, metrics);
-        this.local = new LocalStage(settings.optimizations(), nanoTime, metrics);
+        this.local = new LocalStage(settings.optimizations(), nanoTime, metrics, podId);
         this.hotKeys = new HotKeys(nanoTime);
         this.store = new StoreStage(new ShardCall(counters, breakers, local, metrics, clock, livePods, hotKeys), local, failModes, metrics,
                 nanoTime);
         this.verdicts = new Verdicts(local, failModes, counters, metrics, usage);
-        this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods);
+        this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods, podId);
         this.explainer = new Explainer(rules, validator, local, breakers, fallback, counters, clock, livePods);
     }
 

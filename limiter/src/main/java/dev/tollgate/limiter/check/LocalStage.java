@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.tollgate.common.check.EntryResult;
 import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.LeaseAsker;
 import dev.tollgate.store.script.Spend;
 import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.Optimizations;
@@ -44,10 +45,13 @@ final class LocalStage {
     /** Lease sets whose last lease call timed out: its grant, if the store made one, never reached us. */
     private final Cache<String, Boolean> lostGrants;
     private final LimiterMetrics metrics;
+    private final LeaseAsker asker;
 
-    LocalStage(Optimizations optimizations, LongSupplier nanoTime, LimiterMetrics metrics) {
+    /** @param podId this pod's id, by which the store counts the pods that ask for a key's leases */
+    LocalStage(Optimizations optimizations, LongSupplier nanoTime, LimiterMetrics metrics, String podId) {
         this.optimizations = optimizations;
         this.metrics = metrics;
+        this.asker = new LeaseAsker(podId, optimizations.leaseTtl().toMillis());
         this.denies = new DenyCache(MAX_DENY_MEMORY, MAX_KEYS, nanoTime);
         this.localBuckets = new LocalBuckets(LOCAL_BUCKET_IDLE, MAX_KEYS, nanoTime);
         this.leases = new Leases(optimizations.leaseTtl(), MAX_KEYS, nanoTime, metrics::leaseStranded);
@@ -155,6 +159,14 @@ final class LocalStage {
             return 1;
         }
         return lostGrants.getIfPresent(group.leaseSet()) != null ? 1 : optimizations.leaseWant();
+    }
+
+    /**
+     * Who asks, for the store's count of a bucket's askers: this pod, whose leases live the lease ttl. The store
+     * sizes a lease by the pods that asked the bucket within that ttl rather than by the whole fleet.
+     */
+    LeaseAsker asker() {
+        return asker;
     }
 
     /**

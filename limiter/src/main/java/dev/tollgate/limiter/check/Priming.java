@@ -61,11 +61,11 @@ final class Priming {
      * @param metrics  the engine's metrics, which see priming's store calls and nothing else of it
      */
     Priming(CounterStore store, ShardBreakers breakers, LimiterSettings settings, LimiterMetrics metrics, Clock clock,
-            LongSupplier nanoTime, IntSupplier livePods) {
+            LongSupplier nanoTime, IntSupplier livePods, String podId) {
         this.store = store;
         this.breakers = breakers;
         this.nanoTime = nanoTime;
-        this.local = new LocalStage(settings.optimizations(), nanoTime, quiet);
+        this.local = new LocalStage(settings.optimizations(), nanoTime, quiet, podId);
         FailModes failModes = new FailModes(new FallbackBuckets(nanoTime), livePods, quiet);
         ShardCall calls = new ShardCall(store, new ShardBreakers(settings.breaker(), clock, quiet.registry()), local, metrics, clock,
                 livePods, new HotKeys(nanoTime));

@@ -104,7 +104,7 @@ final class ShardCall {
     }
 
     private ScriptCall callFor(KeyGroup group, long nowMs) {
-        return SpendCall.of(group.key(), group.spends(), local.want(group), livePods.getAsInt(), nowMs);
+        return SpendCall.of(group.key(), group.spends(), local.want(group), livePods.getAsInt(), local.asker(), nowMs);
     }
 
     private static StoreException asStoreException(Throwable error) {

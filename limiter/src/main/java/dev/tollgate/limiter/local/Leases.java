@@ -14,7 +14,8 @@ import java.util.function.LongSupplier;
  * bucket and a route bucket lease together, at their costs), spent locally for at most {@code ttl}.
  * Leases are pre-paid in the store, so they never overshoot a limit; what they cost is tokens left
  * unspent when a lease expires ("stranded"), which the script bounds by granting at most
- * 1 / (2 × pods) of what a bucket holds, and which is counted here.
+ * 1 / (2 × askers) of what a bucket holds, askers being the pods that asked it within the ttl (the bound is
+ * stated in docs/optimizations.md), and which is counted here.
  */
 public final class Leases {
 

@@ -90,6 +90,11 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         }
     }
 
+    /** This pod's id in the registry: also what the store counts a bucket's lease askers by. */
+    public String podId() {
+        return podId;
+    }
+
     @Override
     public int getAsInt() {
         return livePods;
