@@ -3,6 +3,7 @@ package dev.tollgate.limiter.check;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.LimiterSettings;
+import dev.tollgate.limiter.after.CountAfter;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.breaker.ShardBreakers;
@@ -69,7 +70,9 @@ final class Priming {
         FailModes failModes = new FailModes(new FallbackBuckets(nanoTime), livePods, quiet);
         this.stage = new StoreStage(store, new ShardBreakers(settings.breaker(), clock, quiet.registry()), local, failModes, metrics,
                 clock, nanoTime, livePods, new HotKeys(nanoTime));
-        this.verdicts = new Verdicts(local, failModes, store, quiet, UsageSink.NONE);
+        // priming's rule counts inline: its count-after stage is never asked, and never flushes
+        AfterStage after = new AfterStage(new CountAfter(store, settings.countAfter(), nanoTime, clock, quiet, false), failModes, quiet);
+        this.verdicts = new Verdicts(local, after, failModes, store, quiet, UsageSink.NONE);
     }
 
     /** Waits at most {@link #WAIT}; a shard that does not answer now, or appears later, is readied by its first check. */
