@@ -1,9 +1,11 @@
 package dev.tollgate.limiter.after;
 
+import dev.tollgate.common.rule.CountAfterBound;
+
 import java.time.Duration;
 
 /**
- * How count-after rules are counted.
+ * How count-after rules are counted; the bound they keep is {@link CountAfterBound}'s, which the rules API shows.
  *
  * @param flushInterval   how often the pod sends its counts, one script call per shard (at most
  *                        {@code maxKeysPerCall} keys each); it sizes the overshoot bound: a pod admits a key on its
@@ -54,7 +56,7 @@ public record CountAfterSettings(Duration flushInterval, int maxPendingKeys, Dur
      * (the region's share of it) over one flush interval, but at least one request of {@code cost}.
      */
     public long perFlush(double unitsPerSecond, int cost) {
-        return Math.max(Math.max(1, cost), (long) Math.ceil(unitsPerSecond * flushInterval.toMillis() / 1000.0));
+        return CountAfterBound.allowance(unitsPerSecond, cost, flushInterval);
     }
 
     /**
