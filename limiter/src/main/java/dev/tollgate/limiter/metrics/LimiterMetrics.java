@@ -178,7 +178,8 @@ public final class LimiterMetrics {
     /**
      * An entry answered by the pod itself.
      *
-     * @param answer {@code lease} (allowed from a token lease), {@code deny_cache} or {@code local_drop}
+     * @param answer {@code lease} (allowed from a token lease), {@code deny_cache}, {@code local_drop}, {@code count_after}
+     *               (admitted and counted after) or {@code count_after_over} (denied from the store's over flag)
      */
     public void localAnswer(Rule rule, String answer) {
         counters.computeIfAbsent(new MeterKey(LOCAL_ANSWERS, rule.id(), answer, null), k -> Counter.builder(LOCAL_ANSWERS)
