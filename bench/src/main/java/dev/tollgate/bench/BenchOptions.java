@@ -53,7 +53,7 @@ public record BenchOptions(
      */
     public static final int SOAK_SCENARIO = 10;
     /** The highest scenario number: 11, the rule look-up at 10,000 rules, runs only when named, as 9 and 10 do. */
-    public static final int LAST_SCENARIO = 11;
+    public static final int LAST_SCENARIO = 12;
 
     /** The protocols scenario 8 speaks to the servers. */
     public enum Protocol {
@@ -237,7 +237,7 @@ public record BenchOptions(
     public static String usage() {
         return String.join("\n",
                 "usage: " + BenchJar.RUN + " [--name=value ...]",
-                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, 10, the soak, and 11, the rule look-up, only when named)",
+                "  --scenarios=1,2,3,4,5,6,7,8 which scenarios (default 1-8; 9, the control path at scale, 10, the soak, 11, the rule look-up, and 12, the count-after flood, only when named)",
                 "  --time-scale=1            multiply every phase's duration",
                 "  --load-scale=1            multiply every offered rate",
                 "  --repeats=3               repeats of the short runs of scenarios 5 and 6 (median reported)",

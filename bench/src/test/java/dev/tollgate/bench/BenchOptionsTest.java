@@ -50,7 +50,7 @@ class BenchOptionsTest {
                 List.of("--wire-rates=0", "--wire-rates"), List.of("--wire-base-port=70000", "--wire-base-port"),
                 List.of("--wire-keys=10", "--wire-keys"), List.of("--wire-warmup-s=-1", "--wire-warmup-s"),
                 List.of("--wire-cold-starts=-1", "--wire-cold-starts"),
-                List.of("--scenarios=12", "--scenarios"))) {
+                List.of("--scenarios=13", "--scenarios"))) {
             assertThatThrownBy(() -> BenchOptions.parse(new String[] {bad.get(0)}))
                     .as(bad.get(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.get(1));
         }

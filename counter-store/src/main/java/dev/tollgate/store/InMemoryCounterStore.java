@@ -10,7 +10,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The counter store in one process, for tests of code that embeds the engine: the same scripts' semantics
- * (token buckets with leases and the deny queue, sliding logs and fixed windows spent together, refund, peek, pod heartbeat) in Java,
+ * (token buckets with leases and the deny queue, sliding logs and fixed windows spent together, refund, peek, pod heartbeat,
+ * count after) in Java,
  * atomic per call as Redis runs a script, on an injected clock. {@code CounterStoreContract} runs one suite
  * against this and against a real Redis Cluster, so the two cannot drift apart; production never uses it.
  */
@@ -44,6 +45,7 @@ public final class InMemoryCounterStore implements CounterStore {
                 case "refund" -> refund(keyList, args, nowUs / 1000);
                 case "pod_heartbeat" -> heartbeat(keyList, args, nowUs / 1000);
                 case "peek" -> peek(keyList, args, nowUs / 1000);
+                case "count_after" -> countAfter(args, nowUs / 1000);
                 default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "no such script: " + script, null);
             };
             return CompletableFuture.completedFuture(reply);
@@ -294,6 +296,49 @@ public final class InMemoryCounterStore implements CounterStore {
                     reply.addAll(List.of(count == null ? 0 : count, start, now - Math.floorMod(now, window) == start ? 1L : 0L));
                 }
                 default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "peek: unknown kind " + args.get(a) + " (user_script)", null);
+            }
+        }
+        return reply;
+    }
+
+    /** {@code count_after.lua}: a pod's admitted counts added to many keys' buckets and windows, and which are now over. */
+    private List<Long> countAfter(List<String> args, long now) {
+        int n = Integer.parseInt(args.get(0));
+        List<Long> reply = new ArrayList<>();
+        reply.add(now);
+        for (int i = 0; i < n; i++) {
+            int a = 1 + 7 * i;
+            String key = args.get(a + 1);
+            long p1 = arg(args, a + 2), p2 = arg(args, a + 3), p3 = arg(args, a + 4);
+            long units = arg(args, a + 5), need = arg(args, a + 6);
+            switch (args.get(a)) {
+                case "bucket" -> {
+                    long refill = p1, period = p2, burst = p3;
+                    Bucket stored = get(key, Bucket.class, now);
+                    BucketLevel level = stored == null ? BucketLevel.at(now, null, null, refill, period, burst)
+                            : BucketLevel.at(now, stored.tokensMilli(), stored.tsMs(), refill, period, burst);
+                    long l = Math.max(-burst, level.milli() - units * 1000);
+                    put(key, new Bucket(l, level.tsMs(), stored == null ? 0 : stored.qUs()), now + ceilDiv(burst * period, refill) * 2);
+                    if (l < need * 1000) {
+                        reply.add((long) i + 1);
+                        reply.add(Math.max(1, level.tsMs() + ceilDiv((need * 1000 - l) * period, refill) - now));
+                    }
+                }
+                case "window" -> {
+                    long limit = p1, window = p2, start = p3;
+                    Long stored = get(key, Long.class, now);
+                    long count = stored == null ? 0 : stored;
+                    if (units > 0) {
+                        count += units;
+                        put(key, count, start + window + Math.min(window, 3_600_000));
+                    }
+                    if (count + need > limit && start + window > now) {
+                        reply.add((long) i + 1);
+                        reply.add(start + window - now);
+                    }
+                }
+                default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error",
+                        "count_after: unknown kind " + args.get(a) + " (user_script)", null);
             }
         }
         return reply;

@@ -2,6 +2,8 @@ package dev.tollgate.store;
 
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.store.key.RedisKeys;
+import dev.tollgate.store.script.CountAfterCall;
 import dev.tollgate.store.script.FixedWindows;
 import dev.tollgate.store.script.GroupReply;
 import dev.tollgate.store.script.LeaseAsker;
@@ -294,6 +296,87 @@ abstract class CounterStoreContract {
         assertThatThrownBy(() -> store().run(LuaScript.SPEND, keys, args).join())
                 .isInstanceOf(CompletionException.class)
                 .hasRootCauseInstanceOf(StoreException.class);
+    }
+
+    @Test
+    void countsAfterIntoTheBucketTheInlineSpendReadsAndSaysWhenItIsOver() {
+        String key = key();
+        CountAfterCall.Reply counted = countAfter(new CountAfterCall.Entry(key, spend(daily), 2));
+        assertThat(counted.over()).as("one of three tokens is left").isEmpty();
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("the inline spend reads the counted tokens").containsExactly(0);
+
+        CountAfterCall.Reply asked = countAfter(new CountAfterCall.Entry(key, spend(daily), 0));
+        assertThat(asked.over()).singleElement().satisfies(over -> {
+            assertThat(over.entry()).isZero();
+            assertThat(over.waitMs()).as("one token a day").isBetween(86_000_000L, 86_400_000L);
+        });
+        assertThat(asked.storeNowMs()).isPositive();
+    }
+
+    @Test
+    void aBucketCountedPastEmptyOwesTheTokensAndStaysOverUntilTheRefillPaysThem() {
+        String key = key();
+        // 3 tokens, 10 admitted: the debt is floored at one burst (-3), so one token is due after 4 days of refill
+        CountAfterCall.Reply counted = countAfter(new CountAfterCall.Entry(key, spend(daily), 10));
+        assertThat(counted.over()).singleElement().satisfies(over -> assertThat(over.waitMs()).isBetween(4 * 86_000_000L, 4 * 86_400_000L));
+        assertThat(bucket(key, 1, 1, spend(daily)).allowed()).as("the inline spend sees the debt").isFalse();
+    }
+
+    @Test
+    void aFixedWindowCountsPastItsLimitAndIsOverUntilTheWindowEnds() {
+        String key = key();
+        long now = storeNow();
+        CountAfterCall.Reply counted = countAfter(now, new CountAfterCall.Entry(key, spend(quota), 3));
+        assertThat(counted.over()).singleElement().satisfies(over -> assertThat(over.waitMs()).isBetween(1L, 86_400_000L));
+        assertThat(call(SpendCall.of(key, List.of(spend(quota)), 1, 1, now)).allowed()).as("the inline spend sees the count").isFalse();
+    }
+
+    @Test
+    void oneCallCountsKeysOfManySlotsOnOneShardAndNamesOnlyThoseOver() {
+        List<String> keys = keysOnOneShard(3);
+        CountAfterCall.Reply counted = countAfter(new CountAfterCall.Entry(keys.get(0), spend(daily), 1),
+                new CountAfterCall.Entry(keys.get(1), spend(daily), 3), new CountAfterCall.Entry(keys.get(2), spend(route), 1));
+
+        assertThat(counted.over()).extracting(CountAfterCall.Reply.Over::entry).containsExactly(1, 2);
+        assertThat(bucket(keys.get(0), 1, 1, spend(daily)).remaining()).containsExactly(1);
+    }
+
+    @Test
+    void countAfterRefusesAnUnknownKind() {
+        assertThatThrownBy(() -> store().run(CountAfterCall.COUNT_AFTER, List.of("rl:{" + key() + "}:x"),
+                List.of("1", "bogus", "rl:{" + key() + "}:x", "1", "1", "1", "1", "1")).join())
+                .isInstanceOf(CompletionException.class)
+                .hasRootCauseInstanceOf(StoreException.class);
+    }
+
+    private CountAfterCall.Reply countAfter(CountAfterCall.Entry... entries) {
+        return countAfter(0, entries);
+    }
+
+    private CountAfterCall.Reply countAfter(long nowMs, CountAfterCall.Entry... entries) {
+        ScriptCall call = CountAfterCall.of(List.of(entries), nowMs);
+        return CountAfterCall.Reply.parse(store().run(call.script(), call.keys(), call.args()).join());
+    }
+
+    /** The store's clock, as a fixed window named far off learns it. */
+    private long storeNow() {
+        ScriptCall far = SpendCall.of(key(), List.of(spend(quota)), 1, 1, 0);
+        return FixedWindows.movedTo(store().run(far.script(), far.keys(), far.args()).join()).orElseThrow();
+    }
+
+    /** Keys of distinct hash tags (so of distinct slots, almost surely) whose slots one primary owns. */
+    private List<String> keysOnOneShard(int count) {
+        List<String> keys = new java.util.ArrayList<>();
+        String first = key();
+        String shard = store().shardOf(RedisKeys.hashTag(first));
+        keys.add(first);
+        while (keys.size() < count) {
+            String next = key();
+            if (store().shardOf(RedisKeys.hashTag(next)).equals(shard)) {
+                keys.add(next);
+            }
+        }
+        return keys;
     }
 
     private GroupReply bucket(String key, int want, int pods, Spend... spends) {

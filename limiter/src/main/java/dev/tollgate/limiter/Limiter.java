@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
  * request give back what they spent (see docs/check-api.md, "Atomicity: a denied request spends nothing"). How a check flows is
  * {@link CheckPipeline}'s.
  */
-public final class Limiter {
+public final class Limiter implements AutoCloseable {
 
     static final Duration PREPARE_WAIT = CheckPipeline.prepareWait();
 
@@ -85,6 +85,15 @@ public final class Limiter {
      */
     public CompletableFuture<Explanation> explain(CheckRequest request) {
         return pipeline.explain(request);
+    }
+
+    /**
+     * Stops the engine's background work (the count-after flushes, started by the first count-after check). Counts
+     * not yet flushed are dropped. The store is the caller's and stays open.
+     */
+    @Override
+    public void close() {
+        pipeline.close();
     }
 
     /** Assembles a limiter; only the rules and the store are required. */

@@ -1,5 +1,6 @@
 package dev.tollgate.limiter;
 
+import dev.tollgate.limiter.after.CountAfterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 
 import java.time.Duration;
@@ -15,8 +16,10 @@ import java.time.Duration;
  *                      504 for a fail-closed rule). A few times the store's command timeout: a check may
  *                      need a second call (NOSCRIPT, a fixed window's rename) and a lease call's waiters
  *                      queue behind it
+ * @param countAfter    how rules with {@code counting: after} are flushed (docs/rules.md, "Counting after")
  */
-public record LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations, Duration deadline) {
+public record LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations, Duration deadline,
+                              CountAfterSettings countAfter) {
 
     /** Entries one check may carry at most: each may cost a script call. */
     public static final int MAX_ENTRIES = 1024;
@@ -31,16 +34,26 @@ public record LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizat
         breaker = breaker == null ? BreakerSettings.DEFAULTS : breaker;
         optimizations = optimizations == null ? Optimizations.NONE : optimizations;
         deadline = deadline == null ? DEFAULT_DEADLINE : deadline;
+        countAfter = countAfter == null ? CountAfterSettings.DEFAULTS : countAfter;
         if (deadline.isNegative() || deadline.isZero() || deadline.compareTo(Duration.ofMinutes(1)) > 0) {
             throw new IllegalArgumentException("LimiterSettings.deadline must be positive and at most a minute, was " + deadline);
         }
     }
 
+    /** Settings with count-after's defaults. */
+    public LimiterSettings(int maxEntries, BreakerSettings breaker, Optimizations optimizations, Duration deadline) {
+        this(maxEntries, breaker, optimizations, deadline, null);
+    }
+
     public LimiterSettings withOptimizations(Optimizations newOptimizations) {
-        return new LimiterSettings(maxEntries, breaker, newOptimizations, deadline);
+        return new LimiterSettings(maxEntries, breaker, newOptimizations, deadline, countAfter);
     }
 
     public LimiterSettings withDeadline(Duration newDeadline) {
-        return new LimiterSettings(maxEntries, breaker, optimizations, newDeadline);
+        return new LimiterSettings(maxEntries, breaker, optimizations, newDeadline, countAfter);
+    }
+
+    public LimiterSettings withCountAfter(CountAfterSettings newCountAfter) {
+        return new LimiterSettings(maxEntries, breaker, optimizations, deadline, newCountAfter);
     }
 }

@@ -70,6 +70,31 @@ class ConfigApplyIT extends ServiceTestBase {
     }
 
     @Test
+    void aCountAfterRuleRoundTripsThroughApplyAndExportAndItsChangeBackToInlineIsADiff() {
+        String domain = uniqueId("code");
+        String file = "domain: " + domain + "\n"
+                + "rules:\n"
+                + "  - id: " + domain + ".flood-ip\n"
+                + "    match:\n"
+                + "      route: /\n"
+                + "    identity: ip\n"
+                + "    algorithm: token_bucket\n"
+                + "    rate_per_s: 50\n"
+                + "    burst: 100\n"
+                + "    counting: after\n";
+
+        assertThat(apply(file, "").status).isEqualTo(200);
+
+        assertThat(api.get("/v1/config:export?domain=" + domain).body).isEqualTo(file);
+        assertThat(api.get("/v1/rules/" + domain + ".flood-ip").json().get("count_after").get("overshoot_bound_per_pod").asLong())
+                .isEqualTo(10);
+        assertThat(apply(file, "").json().get("changed").asBoolean()).as("applied again: nothing to change").isFalse();
+        JsonNode inline = apply(file.replace("    counting: after\n", ""), "").json();
+        assertThat(inline.get("changed").asBoolean()).isTrue();
+        assertThat(api.get("/v1/rules/" + domain + ".flood-ip").json().has("counting")).isFalse();
+    }
+
+    @Test
     void reapplyingTheFileOrItsJsonExportChangesNothing() {
         String domain = uniqueId("code");
         String file = example(domain);

@@ -41,6 +41,30 @@ class RuleApiIT extends ServiceTestBase {
     }
 
     @Test
+    void aCountAfterRuleIsStoredAndAnsweredWithItsOvershootBound() {
+        String id = uniqueId("flood-ip");
+
+        Api.Response created = api.put("/v1/rules/" + id, Api.json("{'domain':'edge','match':{'route':'/'},'identity':'ip',"
+                + "'algorithm':'token_bucket','rate_per_s':50,'burst':100,'counting':'after'}"));
+
+        assertThat(created.status).isEqualTo(201);
+        JsonNode rule = api.get("/v1/rules/" + id).json();
+        assertThat(rule.get("counting").asString()).isEqualTo("after");
+        // 50/s over the default 100 ms flush: 5 per pod between flush answers, 10 over the limit per pod at most
+        assertThat(rule.get("count_after").get("flush_ms").asLong()).isEqualTo(100);
+        assertThat(rule.get("count_after").get("allowance_per_flush").asLong()).isEqualTo(5);
+        assertThat(rule.get("count_after").get("overshoot_bound_per_pod").asLong()).isEqualTo(10);
+        assertThat(created.json().get("count_after")).as("the write's answer too").isNotNull();
+        assertThat(jdbc.sql("SELECT counting FROM rules WHERE rule_id = ?").param(id).query(String.class).single()).isEqualTo("after");
+
+        Api.Response inline = api.request("PUT", "/v1/rules/" + id).ifMatch(1).body(Api.json("{'domain':'edge','match':{'route':'/'},"
+                + "'identity':'ip','algorithm':'token_bucket','rate_per_s':50,'burst':100}")).send();
+        assertThat(inline.status).isEqualTo(200);
+        assertThat(inline.json().get("counting")).as("inline, the default, is left out").isNull();
+        assertThat(inline.json().has("count_after")).isFalse();
+    }
+
+    @Test
     void replacingWithoutIfMatchIs428() {
         String id = uniqueId("r");
         api.put("/v1/rules/" + id, tokenBucket("public-api", 100, 200));

@@ -53,7 +53,10 @@ class ValidationIT extends ServiceTestBase {
                 arguments("algorithm as an index", "{'domain':'d','match':{'plan':'p'},'algorithm':1,'limit':10,'window_s':60}", "algorithm"),
                 arguments("unknown fail mode", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'fail_mode':'ajar'}", "fail_mode"),
                 arguments("unknown identity", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'identity':'cookie'}", "identity"),
-                arguments("unknown mode", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'mode':'loud'}", "mode"));
+                arguments("unknown mode", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'mode':'loud'}", "mode"),
+                // login attempts must not run over: a sliding log counts before it admits
+                arguments("sliding log counted after", "{'domain':'d','match':{'route':'login'},'algorithm':'sliding_log','limit':5,'window_s':60,'counting':'after'}", "counting"),
+                arguments("unknown counting", "{'domain':'d','match':{'plan':'p'},'algorithm':'token_bucket','rate_per_s':10,'burst':10,'counting':'later'}", "counting"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -17,7 +17,7 @@ public final class Scenarios {
     public static List<Scenario> all() {
         return List.of(new DesignTableScenario(), new HotKeyScenario(), new TrafficMixScenario(),
                 new OvershootScenario(), new LatencyScenario(), new PeersScenario(), new RefundsScenario(),
-                new WireScenario(), new ScaleScenario(), new SoakScenario(), new RuleLookupScenario());
+                new WireScenario(), new ScaleScenario(), new SoakScenario(), new RuleLookupScenario(), new CountAfterScenario());
     }
 
     public static Scenario byNumber(int number) {

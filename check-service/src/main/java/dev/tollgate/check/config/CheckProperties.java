@@ -2,6 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.LimiterSettings;
+import dev.tollgate.limiter.after.CountAfterSettings;
 import dev.tollgate.limiter.breaker.BreakerSettings;
 import dev.tollgate.store.ClientSettings;
 import jakarta.validation.Valid;
@@ -38,7 +39,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
                               @Valid @DefaultValue Readiness readiness, @Valid @DefaultValue Metrics metrics,
                               @Valid @DefaultValue Grpc grpc, @DefaultValue Access access, @Valid @DefaultValue Http http,
                               @Valid @DefaultValue Envoy envoy, @Valid @DefaultValue ForwardAuth forwardAuth,
-                              @Valid @DefaultValue WarmUp warmUp) {
+                              @Valid @DefaultValue WarmUp warmUp, @Valid @DefaultValue CountAfter countAfter) {
 
     public CheckProperties {
         redis = redis == null ? new Redis(null) : redis;
@@ -307,6 +308,24 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
 
         public dev.tollgate.limiter.Optimizations settings() {
             return new dev.tollgate.limiter.Optimizations(localFirst, leases, denyCache, leaseWant, leaseTtl);
+        }
+    }
+
+    /**
+     * How rules with {@code counting: after} are counted (docs/rules.md, "Counting after").
+     *
+     * @param flushInterval  how often the pod sends its count-after counts to the store, one script call per shard;
+     *                       a pod admits a key on its own at most the rule's rate over this between two flush answers,
+     *                       which sizes the overshoot bound (rules-service's tollgate.count-after.flush-interval must
+     *                       be the same, to state it); three failed intervals fail a fail-closed count-after rule
+     * @param maxPendingKeys the (rule, key) counts a pod holds between flushes; when full, a new key is checked
+     *                       inline (a store call) until a flush empties the map
+     */
+    public record CountAfter(@DefaultValue("100ms") @DurationMin(millis = 1) @DurationMax(seconds = 10) Duration flushInterval,
+                             @DefaultValue("200000") @Min(1) int maxPendingKeys) {
+
+        public CountAfterSettings settings() {
+            return CountAfterSettings.of(flushInterval, maxPendingKeys);
         }
     }
 

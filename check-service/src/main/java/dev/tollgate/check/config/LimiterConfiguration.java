@@ -220,7 +220,8 @@ class LimiterConfiguration {
     @Bean
     LimiterSettings limiterSettings(CheckProperties properties, RedisCounterStore store) {
         return new LimiterSettings(properties.check().maxEntries(), properties.breaker().settings(),
-                properties.optimizations().settings(), properties.check().deadlineOr(store.commandTimeout()));
+                properties.optimizations().settings(), properties.check().deadlineOr(store.commandTimeout()),
+                properties.countAfter().settings());
     }
 
     @Bean

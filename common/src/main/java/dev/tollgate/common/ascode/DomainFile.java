@@ -228,6 +228,9 @@ public final class DomainFile {
         if (!fields.maxCost().equals(DomainReader.DEFAULTS.maxCost())) {
             tree.put("max_cost", fields.maxCost());
         }
+        if (fields.counting() != DomainReader.DEFAULTS.counting()) {
+            tree.put("counting", DomainReader.wire(fields.counting()));
+        }
         return tree;
     }
 

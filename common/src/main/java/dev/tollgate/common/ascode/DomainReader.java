@@ -4,6 +4,7 @@ import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.descriptor.DescriptorNode;
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Match;
@@ -38,7 +39,8 @@ final class DomainReader {
 
     private static final Set<String> ROOT = Set.of("domain", "rules", "descriptors", "overrides");
     private static final Set<String> RULE = Set.of("id", "domain", "match", "identity", "algorithm", "rate_per_s", "period_s",
-            "burst", "limit", "window_s", "mode", "fail_mode", "max_cost");
+            "burst", "limit", "window_s", "mode", "fail_mode", "max_cost",
+            "counting");
     private static final Set<String> MATCH = Set.of("plan", "route");
     private static final Set<String> NODE = Set.of("key", "value", "rule", "limit_key", "unlimited", "name", "replaces",
             "share_threshold", "detailed_metric", "descriptors");
@@ -128,6 +130,7 @@ final class DomainReader {
                 enumOf(at + ".mode", map.get("mode"), Mode.class),
                 enumOf(at + ".fail_mode", map.get("fail_mode"), FailMode.class),
                 integer(at + ".max_cost", map.get("max_cost")),
+                enumOf(at + ".counting", map.get("counting"), Counting.class),
                 0);
     }
 

@@ -23,12 +23,14 @@ public record Rule(
         Mode mode,
         FailMode failMode,
         int maxCost,
+        Counting counting,
         long version) {
 
     static final Identity DEFAULT_IDENTITY = Identity.API_KEY;
     static final Mode DEFAULT_MODE = Mode.ENFORCE;
     static final FailMode DEFAULT_FAIL_MODE = FailMode.OPEN;
     static final int DEFAULT_MAX_COST = 1;
+    static final Counting DEFAULT_COUNTING = Counting.INLINE;
 
     public Rule {
         Objects.requireNonNull(limit, "a rule needs a limit (its algorithm and numbers)");
@@ -36,6 +38,13 @@ public record Rule(
         identity = identity == null ? DEFAULT_IDENTITY : identity;
         mode = mode == null ? DEFAULT_MODE : mode;
         failMode = failMode == null ? DEFAULT_FAIL_MODE : failMode;
+        counting = counting == null ? DEFAULT_COUNTING : counting;
+    }
+
+    /** A rule counted inline, the default: the shape of every rule before count-after existed. */
+    public Rule(String id, String domain, Match match, Identity identity, Limit limit, Mode mode, FailMode failMode,
+                int maxCost, long version) {
+        this(id, domain, match, identity, limit, mode, failMode, maxCost, null, version);
     }
 
     /** An enforced, fail-open rule with the other defaults, at version 1. */
@@ -76,27 +85,31 @@ public record Rule(
     }
 
     public Rule withLimit(Limit newLimit) {
-        return new Rule(id, domain, match, identity, newLimit, mode, failMode, maxCost, version);
+        return new Rule(id, domain, match, identity, newLimit, mode, failMode, maxCost, counting, version);
     }
 
     public Rule withMatch(Match newMatch) {
-        return new Rule(id, domain, newMatch, identity, limit, mode, failMode, maxCost, version);
+        return new Rule(id, domain, newMatch, identity, limit, mode, failMode, maxCost, counting, version);
     }
 
     public Rule withMode(Mode newMode) {
-        return new Rule(id, domain, match, identity, limit, newMode, failMode, maxCost, version);
+        return new Rule(id, domain, match, identity, limit, newMode, failMode, maxCost, counting, version);
     }
 
     public Rule withFailMode(FailMode newFailMode) {
-        return new Rule(id, domain, match, identity, limit, mode, newFailMode, maxCost, version);
+        return new Rule(id, domain, match, identity, limit, mode, newFailMode, maxCost, counting, version);
     }
 
     public Rule withMaxCost(int newMaxCost) {
-        return new Rule(id, domain, match, identity, limit, mode, failMode, newMaxCost, version);
+        return new Rule(id, domain, match, identity, limit, mode, failMode, newMaxCost, counting, version);
+    }
+
+    public Rule withCounting(Counting newCounting) {
+        return new Rule(id, domain, match, identity, limit, mode, failMode, maxCost, newCounting, version);
     }
 
     public Rule withVersion(long newVersion) {
-        return new Rule(id, domain, match, identity, limit, mode, failMode, maxCost, newVersion);
+        return new Rule(id, domain, match, identity, limit, mode, failMode, maxCost, counting, newVersion);
     }
 
     /**
@@ -128,6 +141,10 @@ public record Rule(
 
     public boolean failsClosed() {
         return failMode == FailMode.CLOSED;
+    }
+
+    public boolean countsAfter() {
+        return counting == Counting.AFTER;
     }
 
     /** Two rules are the same limit when everything but the version matches. */

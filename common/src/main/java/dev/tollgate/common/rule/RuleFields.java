@@ -1,5 +1,7 @@
 package dev.tollgate.common.rule;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,6 +30,7 @@ public record RuleFields(
         Mode mode,
         FailMode failMode,
         Integer maxCost,
+        @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = InlineCounting.class) Counting counting,
         long version) {
 
     public RuleFields {
@@ -39,6 +42,15 @@ public record RuleFields(
             periodS = Limit.TokenBucket.DEFAULT_PERIOD_S;
         }
         maxCost = maxCost == null ? Rule.DEFAULT_MAX_COST : maxCost;
+        counting = counting == null ? Rule.DEFAULT_COUNTING : counting;
+    }
+
+    /** The fields of a rule counted inline, the default. */
+    public RuleFields(String id, String domain, Match match, Identity identity, Algorithm algorithm, Integer ratePerS,
+                      Integer periodS, Integer burst, Integer limit, Integer windowS, Mode mode, FailMode failMode,
+                      Integer maxCost, long version) {
+        this(id, domain, match, identity, algorithm, ratePerS, periodS, burst, limit, windowS, mode, failMode, maxCost,
+                null, version);
     }
 
     /** The fields of {@code rule}; only its own algorithm's are set. */
@@ -57,7 +69,7 @@ public record RuleFields(
             windowS = count.windowS();
         }
         return new RuleFields(rule.id(), rule.domain(), rule.match(), rule.identity(), rule.algorithm(), ratePerS, periodS,
-                burst, limit, windowS, rule.mode(), rule.failMode(), rule.maxCost(), rule.version());
+                burst, limit, windowS, rule.mode(), rule.failMode(), rule.maxCost(), rule.counting(), rule.version());
     }
 
     /**
@@ -111,7 +123,7 @@ public record RuleFields(
             case SLIDING_LOG -> new Limit.SlidingLog(limit, windowS);
             case FIXED_WINDOW -> new Limit.FixedWindow(limit, windowS);
         };
-        return new Rule(id, domain, match, identity, of, mode, failMode, maxCost, version);
+        return new Rule(id, domain, match, identity, of, mode, failMode, maxCost, counting, version);
     }
 
     private static void addIfNull(List<String> names, String name, Integer value) {
@@ -123,6 +135,23 @@ public record RuleFields(
     private static void addIfSet(List<String> names, String name, Integer value) {
         if (value != null) {
             names.add(name);
+        }
+    }
+
+    /**
+     * Leaves {@code counting} out of the JSON at its default: every rule written before the field existed (the
+     * snapshot, the history, an ETag's body) keeps its bytes, and only a count-after rule says so.
+     */
+    static final class InlineCounting {
+
+        @Override
+        public boolean equals(Object value) {
+            return value == null || value == Counting.INLINE;
+        }
+
+        @Override
+        public int hashCode() {
+            return 0;
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.tollgate.common.validation;
 import dev.tollgate.common.descriptor.DescriptorDomain;
 import dev.tollgate.common.rule.Algorithm;
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.RegionBudget;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleFields;
@@ -118,6 +119,12 @@ public final class RuleValidator {
             checkTokenBucket(rule, violations);
         } else {
             checkCountPerWindow(rule, violations);
+        }
+        if (rule.counting() == Counting.AFTER && rule.algorithm() == Algorithm.SLIDING_LOG) {
+            // a log's every admitted event is a member the script writes, and its rules are the ones that must not run
+            // over (login attempts): counting them after admitting would let a guesser through by the bound
+            violations.add(new Violation("counting", "after is for token_bucket and fixed_window rules, whose keys may run a"
+                    + " little over; a sliding_log (login attempts) counts before it admits: leave counting out or set it to inline"));
         }
         String algorithm = rule.algorithm().name().toLowerCase();
         String takes = rule.algorithm() == Algorithm.TOKEN_BUCKET ? "rate_per_s, period_s and burst" : "limit and window_s";

@@ -190,4 +190,27 @@ class DomainFileTest {
     private static Reading parse(String text, Format format) {
         return DomainFile.parse(text.getBytes(StandardCharsets.UTF_8), format, NOW);
     }
+
+    @Test
+    void aCountAfterRuleIsReadAndWrittenBackWithItsCounting() {
+        String canonical = """
+                domain: edge
+                rules:
+                  - id: flood-ip
+                    match:
+                      route: /
+                    identity: ip
+                    algorithm: token_bucket
+                    rate_per_s: 50
+                    burst: 100
+                    counting: after
+                """;
+        Reading reading = parse(canonical, Format.YAML);
+
+        assertThat(reading.violations()).isEmpty();
+        assertThat(reading.config().rules().get(0).counting()).isEqualTo(dev.tollgate.common.rule.Counting.AFTER);
+        assertThat(DomainFile.write(reading.config(), Format.YAML)).isEqualTo(canonical);
+        assertThat(parse(canonical.replace("counting: after", "counting: later"), Format.YAML).violations())
+                .extracting(Violation::field).containsExactly("rules[0].counting");
+    }
 }

@@ -95,4 +95,18 @@ class RuleJsonTest {
                 .isInstanceOf(ValueInstantiationException.class)
                 .hasMessageContaining("rule r lacks algorithm");
     }
+
+    @Test
+    void writesCountingOnlyWhenARuleCountsAfterAndReadsItBack() {
+        Rule perIp = Rule.tokenBucket("flood-ip", "edge", 50, 100).withMatch(new Match(null, "/")).withCounting(Counting.AFTER);
+
+        String written = JSON.writeValueAsString(perIp);
+
+        assertThat(written).isEqualTo("{\"id\":\"flood-ip\",\"domain\":\"edge\",\"match\":{\"route\":\"/\"},\"identity\":\"api_key\","
+                + "\"algorithm\":\"token_bucket\",\"rate_per_s\":50,\"period_s\":1,\"burst\":100,\"mode\":\"enforce\",\"fail_mode\":\"open\","
+                + "\"max_cost\":1,\"counting\":\"after\",\"version\":1}");
+        assertThat(JSON.readValue(written, Rule.class)).isEqualTo(perIp);
+        assertThat(JSON.readValue(written.replace("\"after\"", "\"inline\""), Rule.class).counting()).isEqualTo(Counting.INLINE);
+        assertThat(JSON.writeValueAsString(GROWTH)).doesNotContain("counting");
+    }
 }

@@ -2,6 +2,7 @@ package dev.tollgate.common.validation;
 
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.Limit;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
@@ -70,7 +71,9 @@ class RuleValidatorTest {
                 Arguments.of("plan too long", growth.withMatch(new Match("p".repeat(RuleValidator.MAX_MATCH + 1), null)), "match.plan"),
                 Arguments.of("plan with a newline", growth.withMatch(new Match("gro\nwth", null)), "match.plan"),
                 Arguments.of("route too long", growth.withMatch(new Match("growth", "/" + "r".repeat(RuleValidator.MAX_MATCH))), "match.route"),
-                Arguments.of("route with a control character", growth.withMatch(new Match(null, "/login\u001b")), "match.route"));
+                Arguments.of("route with a control character", growth.withMatch(new Match(null, "/login\u001b")), "match.route"),
+                // login attempts must not run over: a log counts before it admits
+                Arguments.of("sliding log counted after", Rule.slidingLog("q", "d", 5, 60).withMatch(LOGIN).withCounting(Counting.AFTER), "counting"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -102,6 +105,15 @@ class RuleValidatorTest {
         // a fixed window given a period: a token bucket's field, even where it defaults
         RuleFields windowWithAPeriod = new RuleFields("r", "d", GROWTH, null, Algorithm.FIXED_WINDOW, null, 1, null, 5, 60, null, null, null, 1L);
         assertThat(validator.validate(windowWithAPeriod)).extracting(Violation::field).containsExactly("period_s");
+    }
+
+    @Test
+    void acceptsCountingAfterOnTokenBucketsAndFixedWindows() {
+        assertThat(validator.validate(Rule.tokenBucket("ip", "edge", 50, 100).withMatch(GROWTH).withCounting(Counting.AFTER))).isEmpty();
+        assertThat(validator.validate(Rule.fixedWindow("ip-daily", "edge", 10_000, 86_400).withMatch(GROWTH).withCounting(Counting.AFTER)))
+                .isEmpty();
+        assertThat(validator.validate(Rule.slidingLog("login", "auth", 5, 60).withMatch(LOGIN).withCounting(Counting.AFTER)))
+                .singleElement().satisfies(v -> assertThat(v.message()).contains("sliding_log (login attempts) counts before it admits"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.tollgate.common.validation;
 
 import dev.tollgate.common.rule.AccountOverride;
 import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Match;
@@ -98,6 +99,10 @@ final class RulesReference {
                 new Row("max_cost", "integer", "at least 1; at most the burst or limit (" + code(slidingLog) + ": at most "
                         + format(RuleValidator.MAX_SLIDING_LOG_COST) + ")", code(String.valueOf(defaults.maxCost())),
                         "the largest cost one check may spend from it (entries on one rule and key add up)"),
+                new Row("counting", "enum", values(Counting.values()) + "; `after` for `token_bucket` and `fixed_window` only",
+                        code(value(defaults.counting())) + " (left out of the JSON)",
+                        "`after`: the pod admits from its own flag and counts in the store in batches, so a key may run over by a"
+                        + " stated bound (the API's `count_after`; see \"Counting after\" below); `inline` checks the store first"),
                 new Row("version", "integer", "written by rules-service, never by the caller", "1 on create",
                         "the rule's version: its ETag, and what `If-Match` must name to change it"));
     }
@@ -153,7 +158,7 @@ final class RulesReference {
      */
     private static RuleFields fullRule() {
         return new RuleFields("r", "d", new Match("p", "/r"), Identity.API_KEY, Algorithm.TOKEN_BUCKET, 1, 1, 1, 1, 1,
-                Mode.ENFORCE, FailMode.OPEN, 1, 1);
+                Mode.ENFORCE, FailMode.OPEN, 1, Counting.AFTER, 1);
     }
 
     private static AccountOverride fullOverride() {

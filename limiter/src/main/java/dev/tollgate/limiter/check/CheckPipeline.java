@@ -6,6 +6,7 @@ import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.common.check.CheckRequestValidator;
 import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.LimiterSettings;
+import dev.tollgate.limiter.after.CountAfter;
 import dev.tollgate.limiter.Outcome;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.breaker.ShardBreakers;
@@ -29,7 +30,7 @@ import java.util.function.LongSupplier;
 /**
  * A check as a one-way pipeline of values, the engine behind {@link dev.tollgate.limiter.Limiter}: the request is
  * validated and its entries grouped by key (one atomic script per group); each group is answered by the first
- * stage that can: the pod's own answers ({@link LocalStage}), else the store behind the shard's breaker, or the
+ * stage that can: a count-after group by the pod's flags and counts ({@link AfterStage}), the pod's own answers ({@link LocalStage}), else the store behind the shard's breaker, or the
  * rule's fail mode when the store fails or the check's deadline passes ({@link StoreStage}); {@link Verdicts}
  * alone turns the groups' answers into the {@link Outcome}. No stage throws for an expected end and every future
  * is bounded by the deadline, so every check completes with an outcome.
@@ -43,6 +44,8 @@ public final class CheckPipeline {
     private final long deadlineNanos;
     private final ShardBreakers breakers;
     private final LocalStage local;
+    private final CountAfter countAfter;
+    private final AfterStage after;
     private final StoreStage store;
     private final Verdicts verdicts;
     private final Priming priming;
@@ -65,7 +68,9 @@ public final class CheckPipeline {
         this.hotKeys = new HotKeys(nanoTime);
         this.store = new StoreStage(new ShardCall(counters, breakers, local, metrics, clock, livePods, hotKeys), local, failModes, metrics,
                 nanoTime);
-        this.verdicts = new Verdicts(local, failModes, counters, metrics, usage);
+        this.countAfter = new CountAfter(counters, settings.countAfter(), nanoTime, clock, metrics, true);
+        this.after = new AfterStage(countAfter, failModes, metrics);
+        this.verdicts = new Verdicts(local, after, failModes, counters, metrics, usage);
         this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods, podId);
         this.explainer = new Explainer(rules, validator, local, breakers, fallback, counters, clock, livePods);
     }
@@ -90,6 +95,11 @@ public final class CheckPipeline {
 
     public HotKeys hotKeys() {
         return hotKeys;
+    }
+
+    /** Stops the count-after flushes; see {@link dev.tollgate.limiter.Limiter#close()}. */
+    public void close() {
+        countAfter.close();
     }
 
     /** The check's outcome, always completed within the configured deadline and never exceptionally. */
@@ -149,8 +159,15 @@ public final class CheckPipeline {
         });
     }
 
-    /** The group's answer: from the pod when it can, else from the store; one lease call per set at a time. */
+    /**
+     * The group's answer: from the pod when it can (count-after groups first, which never reach the store stage
+     * unless the pod hands them on), else from the store; one lease call per set at a time.
+     */
     private CompletableFuture<GroupAnswer> answer(KeyGroup group, long deadline) {
+        Optional<GroupAnswer> counted = after.answer(group);
+        if (counted.isPresent()) {
+            return CompletableFuture.completedFuture(counted.get());
+        }
         Optional<GroupAnswer> answered = local.answer(group);
         if (answered.isPresent()) {
             return CompletableFuture.completedFuture(answered.get());

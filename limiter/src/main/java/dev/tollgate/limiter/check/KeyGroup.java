@@ -31,6 +31,7 @@ final class KeyGroup {
     private List<Spend> spends;
     private String leaseSet;
     private Boolean answeredLocally;
+    private Boolean countsAfter;
 
     KeyGroup(Id id) {
         this.id = id;
@@ -40,6 +41,7 @@ final class KeyGroup {
         spends = null;
         leaseSet = null;
         answeredLocally = null;
+        countsAfter = null;
         for (int i = 0; i < rules.size(); i++) {
             if (rules.get(i).id().equals(rule.id())) {
                 costs.set(i, costs.get(i) + cost);
@@ -82,6 +84,23 @@ final class KeyGroup {
             answeredLocally = buckets;
         }
         return answeredLocally;
+    }
+
+    /**
+     * Whether the pod admits the group on its own and counts after: every rule of the group counts after. A group
+     * mixing an inline rule with a count-after one on one key is checked inline as a whole, which is exact for both
+     * (the count-after rule's limit is spent in the same bucket the flushes add to), where answering part of it on
+     * the pod would lose the all-or-nothing spend of the key's limits.
+     */
+    boolean countsAfter() {
+        if (countsAfter == null) {
+            boolean after = !rules.isEmpty();
+            for (Rule rule : rules) {
+                after &= rule.countsAfter();
+            }
+            countsAfter = after;
+        }
+        return countsAfter;
     }
 
     int size() {

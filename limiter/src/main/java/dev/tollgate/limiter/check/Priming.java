@@ -3,6 +3,7 @@ package dev.tollgate.limiter.check;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.limiter.LimiterSettings;
+import dev.tollgate.limiter.after.CountAfter;
 import dev.tollgate.limiter.breaker.FallbackBuckets;
 import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.breaker.ShardBreakers;
@@ -70,7 +71,9 @@ final class Priming {
         ShardCall calls = new ShardCall(store, new ShardBreakers(settings.breaker(), clock, quiet.registry()), local, metrics, clock,
                 livePods, new HotKeys(nanoTime));
         this.stage = new StoreStage(calls, local, failModes, metrics, nanoTime);
-        this.verdicts = new Verdicts(local, failModes, store, quiet, UsageSink.NONE);
+        // priming's rule counts inline: its count-after stage is never asked, and never flushes
+        AfterStage after = new AfterStage(new CountAfter(store, settings.countAfter(), nanoTime, clock, quiet, false), failModes, quiet);
+        this.verdicts = new Verdicts(local, after, failModes, store, quiet, UsageSink.NONE);
     }
 
     /** Waits at most {@link #WAIT}; a shard that does not answer now, or appears later, is readied by its first check. */

@@ -26,6 +26,12 @@ sealed interface Spent {
     record InFallback() implements Spent {
     }
 
+    /** Counted on the pod under count-after rules, not yet (or just) sent to the store. */
+    Spent AFTER_COUNT = new AfterCount();
+
+    record AfterCount() implements Spent {
+    }
+
     /** Spent by this script call in the store, as the reply says. */
     record InStore(ScriptCall call, GroupReply reply) implements Spent {
     }

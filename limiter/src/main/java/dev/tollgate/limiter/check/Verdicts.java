@@ -28,13 +28,15 @@ import java.util.TreeMap;
 final class Verdicts {
 
     private final LocalStage local;
+    private final AfterStage after;
     private final FailModes failModes;
     private final CounterStore store;
     private final LimiterMetrics metrics;
     private final UsageSink usage;
 
-    Verdicts(LocalStage local, FailModes failModes, CounterStore store, LimiterMetrics metrics, UsageSink usage) {
+    Verdicts(LocalStage local, AfterStage after, FailModes failModes, CounterStore store, LimiterMetrics metrics, UsageSink usage) {
         this.local = local;
+        this.after = after;
         this.failModes = failModes;
         this.store = store;
         this.metrics = metrics;
@@ -129,6 +131,8 @@ final class Verdicts {
         } else if (spent instanceof Spent.InFallback) {
             failModes.giveBack(group);
             local.refund(group);
+        } else if (spent instanceof Spent.AfterCount) {
+            after.giveBack(group);
         }
     }
 

@@ -45,6 +45,8 @@ public final class LimiterMetrics {
     public static final String RULE_HITS = "tollgate.rule.hits";
     public static final String LOCAL_ANSWERS = "tollgate.local.answers";
     public static final String LIVE_PODS = "tollgate.pods.live";
+    public static final String COUNT_AFTER_DROPPED = "tollgate.count.after.dropped";
+    public static final String COUNT_AFTER_INLINE = "tollgate.count.after.inline";
     /** The share of a pod's store calls its hottest key took in the last 10-20 s (a bounded series: no key label). */
     public static final String HOT_KEY_SHARE = "tollgate.store.hot.key.share";
     /** The same for its hottest slot: a slot that takes most of a primary's calls is one to move to a primary of its own. */
@@ -78,6 +80,8 @@ public final class LimiterMetrics {
     private final Counter localDrops;
     private final Counter leaseLostOnTimeout;
     private final Counter deadlineExceeded;
+    private final Counter countAfterDropped;
+    private final Counter countAfterInline;
     private final double nearLimitRatio;
 
     public LimiterMetrics(MeterRegistry registry) {
@@ -114,6 +118,12 @@ public final class LimiterMetrics {
                 .register(registry);
         this.deadlineExceeded = Counter.builder(DEADLINE_EXCEEDED)
                 .description("Key groups answered by their fail mode because the check's deadline passed before the store answered")
+                .register(registry);
+        this.countAfterDropped = Counter.builder(COUNT_AFTER_DROPPED)
+                .description("Units admitted under count-after rules whose flush failed: never counted in the store (never retried, as a timed-out flush may have counted them)")
+                .register(registry);
+        this.countAfterInline = Counter.builder(COUNT_AFTER_INLINE)
+                .description("Count-after key groups checked inline instead, because the pod's map of pending counts was full")
                 .register(registry);
     }
 
@@ -168,7 +178,8 @@ public final class LimiterMetrics {
     /**
      * An entry answered by the pod itself.
      *
-     * @param answer {@code lease} (allowed from a token lease), {@code deny_cache} or {@code local_drop}
+     * @param answer {@code lease} (allowed from a token lease), {@code deny_cache}, {@code local_drop}, {@code count_after}
+     *               (admitted and counted after) or {@code count_after_over} (denied from the store's over flag)
      */
     public void localAnswer(Rule rule, String answer) {
         counters.computeIfAbsent(new MeterKey(LOCAL_ANSWERS, rule.id(), answer, null), k -> Counter.builder(LOCAL_ANSWERS)
@@ -217,6 +228,14 @@ public final class LimiterMetrics {
 
     public void deadlineExceeded() {
         deadlineExceeded.increment();
+    }
+
+    public void countAfterDropped(long units) {
+        countAfterDropped.increment(units);
+    }
+
+    public void countAfterInline() {
+        countAfterInline.increment();
     }
 
     /**

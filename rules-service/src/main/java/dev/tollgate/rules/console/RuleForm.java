@@ -83,14 +83,15 @@ record RuleForm(Long version, Integer ratePerS, Integer periodS, Integer burst, 
 
     /**
      * {@code stored} with this form's numbers, in the flat form the catalog validates field by field; fields
-     * of the other algorithm stay empty, as the validator wants.
+     * of the other algorithm stay empty, as the validator wants, and what the form does not show (mode, counting)
+     * stays as stored.
      */
     RuleFields applyTo(Rule stored) {
         boolean bucket = stored.algorithm() == Algorithm.TOKEN_BUCKET;
         FailMode fail = failMode == null || failMode.isBlank() ? stored.failMode() : parsedFailMode();
         return new RuleFields(stored.id(), stored.domain(), stored.match(), stored.identity(), stored.algorithm(),
                 bucket ? ratePerS : null, bucket ? periodS : null, bucket ? burst : null,
-                bucket ? null : limit, bucket ? null : windowS, stored.mode(), fail, maxCost, 0);
+                bucket ? null : limit, bucket ? null : windowS, stored.mode(), fail, maxCost, stored.counting(), 0);
     }
 
     private FailMode parsedFailMode() {

@@ -23,6 +23,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.net.URI;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -34,27 +35,29 @@ import java.util.List;
 class RuleController {
 
     private final RuleCatalog catalog;
+    private final Duration flushInterval;
 
-    RuleController(RuleCatalog catalog) {
+    RuleController(RuleCatalog catalog, CountAfterProperties countAfter) {
         this.catalog = catalog;
+        this.flushInterval = countAfter.flushInterval();
     }
 
     @Operation(summary = "List rules, optionally of one domain")
     @GetMapping(path = "/v1/rules", produces = MediaType.APPLICATION_JSON_VALUE)
-    List<Rule> list(@RequestParam(required = false) String domain) {
-        return catalog.list(domain);
+    List<RuleAnswer> list(@RequestParam(required = false) String domain) {
+        return catalog.list(domain).stream().map(this::answer).toList();
     }
 
     @Operation(summary = "Read one rule; its ETag is its version")
     @GetMapping(path = "/v1/rules/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<Rule> get(@PathVariable String id) {
+    ResponseEntity<RuleAnswer> get(@PathVariable String id) {
         Rule rule = catalog.get(id);
-        return ResponseEntity.ok().eTag(etag(rule)).body(rule);
+        return ResponseEntity.ok().eTag(etag(rule)).body(answer(rule));
     }
 
     @Operation(summary = "Create (201, no If-Match) or replace (200, If-Match: current version) a rule")
     @PutMapping(path = "/v1/rules/{id}", consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<Rule> put(@PathVariable String id, @RequestBody RuleRequest body,
+    ResponseEntity<RuleAnswer> put(@PathVariable String id, @RequestBody RuleRequest body,
                              @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
                              Principal who) {
         if (body.id() != null && !body.id().equals(id)) {
@@ -65,9 +68,9 @@ class RuleController {
         IfMatch precondition = IfMatch.parse(ifMatch);
         Written<Rule> written = catalog.put(body.toFields(id), precondition, who.getName(), body.reason());
         if (written.created()) {
-            return ResponseEntity.created(URI.create("/v1/rules/" + id)).eTag(etag(written.value())).body(written.value());
+            return ResponseEntity.created(URI.create("/v1/rules/" + id)).eTag(etag(written.value())).body(answer(written.value()));
         }
-        return ResponseEntity.ok().eTag(etag(written.value())).body(written.value());
+        return ResponseEntity.ok().eTag(etag(written.value())).body(answer(written.value()));
     }
 
     @Operation(summary = "Delete a rule (If-Match: current version), with its overrides and region budgets")
@@ -82,7 +85,7 @@ class RuleController {
 
     @Operation(summary = "Put a rule in shadow mode: evaluated and counted, never enforced")
     @PostMapping(path = "/v1/rules/{id}:shadow", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<Rule> shadow(@PathVariable String id, @RequestBody(required = false) ReasonRequest body,
+    ResponseEntity<RuleAnswer> shadow(@PathVariable String id, @RequestBody(required = false) ReasonRequest body,
                                 @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
                                 Principal who) {
         return setMode(id, Mode.SHADOW, body, ifMatch, who);
@@ -90,7 +93,7 @@ class RuleController {
 
     @Operation(summary = "Enforce a rule again")
     @PostMapping(path = "/v1/rules/{id}:enforce", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<Rule> enforce(@PathVariable String id, @RequestBody(required = false) ReasonRequest body,
+    ResponseEntity<RuleAnswer> enforce(@PathVariable String id, @RequestBody(required = false) ReasonRequest body,
                                  @RequestHeader(name = HttpHeaders.IF_MATCH, required = false) String ifMatch,
                                  Principal who) {
         return setMode(id, Mode.ENFORCE, body, ifMatch, who);
@@ -102,9 +105,13 @@ class RuleController {
         return catalog.history(id);
     }
 
-    private ResponseEntity<Rule> setMode(String id, Mode mode, ReasonRequest body, String ifMatch, Principal who) {
+    private ResponseEntity<RuleAnswer> setMode(String id, Mode mode, ReasonRequest body, String ifMatch, Principal who) {
         Rule rule = catalog.setMode(id, mode, IfMatch.parse(ifMatch), who.getName(), body == null ? null : body.reason());
-        return ResponseEntity.ok().eTag(etag(rule)).body(rule);
+        return ResponseEntity.ok().eTag(etag(rule)).body(answer(rule));
+    }
+
+    private RuleAnswer answer(Rule rule) {
+        return RuleAnswer.of(rule, flushInterval);
     }
 
     private static String etag(Rule rule) {

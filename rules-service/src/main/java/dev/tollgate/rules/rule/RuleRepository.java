@@ -1,6 +1,7 @@
 package dev.tollgate.rules.rule;
 
 import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Match;
@@ -22,7 +23,7 @@ import java.util.Optional;
 public class RuleRepository implements Versioned.Table<Rule> {
 
     private static final String COLUMNS = "rule_id, domain, match_plan, match_route, identity, algorithm, rate_per_s,"
-            + " period_s, burst, \"limit\", window_s, mode, fail_mode, max_cost, version";
+            + " period_s, burst, \"limit\", window_s, mode, fail_mode, max_cost, counting, version";
 
     /** The schema's CHECK constraints guarantee a row's algorithm and its fields; another algorithm's are left behind. */
     private static final RowMapper<Rule> RULE = (rs, row) -> new RuleFields(
@@ -39,6 +40,7 @@ public class RuleRepository implements Versioned.Table<Rule> {
             Columns.enumOf(Mode.class, rs.getString("mode")),
             Columns.enumOf(FailMode.class, rs.getString("fail_mode")),
             Columns.integer(rs, "max_cost"),
+            Columns.enumOf(Counting.class, rs.getString("counting")),
             rs.getLong("version")).toRule();
 
     private final JdbcClient jdbc;
@@ -85,7 +87,7 @@ public class RuleRepository implements Versioned.Table<Rule> {
 
     @Override
     public void insert(Rule rule) {
-        jdbc.sql("INSERT INTO rules (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        jdbc.sql("INSERT INTO rules (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(values(rule))
                 .update();
     }
@@ -96,9 +98,9 @@ public class RuleRepository implements Versioned.Table<Rule> {
         Object[] values = values(rule);
         int updated = jdbc.sql("UPDATE rules SET domain = ?, match_plan = ?, match_route = ?, identity = ?, algorithm = ?,"
                         + " rate_per_s = ?, period_s = ?, burst = ?, \"limit\" = ?, window_s = ?, mode = ?, fail_mode = ?,"
-                        + " max_cost = ?, version = ? WHERE rule_id = ? AND version = ?")
+                        + " max_cost = ?, counting = ?, version = ? WHERE rule_id = ? AND version = ?")
                 .params(values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8], values[9],
-                        values[10], values[11], values[12], values[13], values[14], rule.id(), expectedVersion)
+                        values[10], values[11], values[12], values[13], values[14], values[15], rule.id(), expectedVersion)
                 .update();
         if (updated != 1) {
             throw new IllegalStateException("rule " + rule.id() + " changed under the store lock");
@@ -116,7 +118,8 @@ public class RuleRepository implements Versioned.Table<Rule> {
         return new Object[] {
                 fields.id(), fields.domain(), fields.match().plan(), fields.match().route(), Columns.text(fields.identity()),
                 Columns.text(fields.algorithm()), fields.ratePerS(), fields.periodS(), fields.burst(), fields.limit(), fields.windowS(),
-                Columns.text(fields.mode()), Columns.text(fields.failMode()), fields.maxCost(), fields.version()
+                Columns.text(fields.mode()), Columns.text(fields.failMode()), fields.maxCost(), Columns.text(fields.counting()),
+                fields.version()
         };
     }
 }

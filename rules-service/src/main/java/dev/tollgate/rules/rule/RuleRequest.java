@@ -1,6 +1,7 @@
 package dev.tollgate.rules.rule;
 
 import dev.tollgate.common.rule.Algorithm;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Identity;
 import dev.tollgate.common.rule.Match;
@@ -26,12 +27,13 @@ record RuleRequest(
         Mode mode,
         FailMode failMode,
         Integer maxCost,
+        Counting counting,
         Long version,
         String reason) {
 
     /** The rule as written, to be validated field by field before it becomes a rule. */
     RuleFields toFields(String ruleId) {
         return new RuleFields(ruleId, domain, match, identity, algorithm, ratePerS, periodS, burst, limit, windowS, mode,
-                failMode, maxCost, 0);
+                failMode, maxCost, counting, 0);
     }
 }

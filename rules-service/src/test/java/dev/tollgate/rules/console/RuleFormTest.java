@@ -62,6 +62,13 @@ class RuleFormTest {
     }
 
     @Test
+    void anEditKeepsACountAfterRuleCountingAfter() {
+        Rule countsAfter = stored.withCounting(dev.tollgate.common.rule.Counting.AFTER);
+        RuleFields edited = new RuleForm(1L, 100, 1, 300, null, null, 2, "open", "why").applyTo(countsAfter);
+        assertThat(edited.counting()).isEqualTo(dev.tollgate.common.rule.Counting.AFTER);
+    }
+
+    @Test
     void refusesAFailModeThatIsNeitherOpenNorClosed() {
         assertThatThrownBy(() -> new RuleForm(1L, 100, 1, 300, null, null, 1, "sideways", "why").applyTo(stored))
                 .isInstanceOf(InvalidRuleException.class)

@@ -1,0 +1,68 @@
+#!lua flags=allow-cross-slot-keys
+-- Count after: adds what one pod admitted on its own, per key, since its last flush to each key's bucket or
+-- window, and answers which of them are now over and for how long. One call per shard per flush carries many
+-- keys of many slots (each key's hash tag is its own), all owned by the primary this call is sent to:
+-- allow-cross-slot-keys lets the script touch them, and the keys other than the routing key travel in ARGV, or
+-- Redis Cluster would refuse the call (CROSSSLOT). A key whose slot moved away fails the whole call (the pod
+-- drops the batch's counts and the next flush goes to the new owner).
+--
+-- KEYS[1]  the first entry's key: it only routes the call to the primary that owns the batch
+-- ARGV[1]  n, the entries; then seven values per entry i, starting at ARGV[2 + 7 * (i - 1)]:
+--   'bucket'  key rl:{<key>}:<rule> (the hash spend.lua keeps, {tokens_milli, ts_ms, q_us}), refill (milli-tokens
+--             per period), period (ms), burst (milli-tokens), units (tokens admitted), need (tokens the next
+--             request needs)
+--   'window'  key q:{<key>}:<rule>:<window> (named by the pod's clock, as spend.lua's caller names it), limit,
+--             window (ms), start (the window start the key is named after), units (count admitted), need
+-- A bucket may go into debt (down to -burst): admitted after the fact, the tokens are owed, and the key stays
+-- over until the refill pays them back. A window counts past its limit for the same reason.
+-- Returns {now_ms, i_1, wait_ms_1, i_2, wait_ms_2, ...}: for each entry now over (it cannot pay for one more
+-- request of `need`), its index and the ms until it can.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local n = tonumber(ARGV[1])
+local reply = { now }
+for i = 1, n do
+  local a = 2 + 7 * (i - 1)
+  local kind, key = ARGV[a], ARGV[a + 1]
+  local p1, p2, p3 = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local units, need = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
+  if kind == 'bucket' then
+    local refill, period, burst = p1, p2, p3
+    local s = redis.call('HMGET', key, 'tokens_milli', 'ts_ms')
+    local l, ts = tonumber(s[1]), tonumber(s[2])
+    -- refilled exactly as spend.lua refills
+    if l == nil or ts == nil or ts > now then
+      l, ts = math.min(l or burst, burst), now
+    end
+    if l >= burst or (now - ts) * refill >= (burst - l) * period then
+      l, ts = burst, now
+    else
+      local earned = math.floor((now - ts) * refill / period)
+      l = l + earned
+      ts = ts + math.ceil(earned * period / refill)
+    end
+    l = math.max(-burst, l - units * 1000)
+    redis.call('HSET', key, 'tokens_milli', l, 'ts_ms', ts)
+    redis.call('PEXPIRE', key, math.ceil(burst * period / refill) * 2)
+    if l < need * 1000 then
+      reply[#reply + 1] = i
+      reply[#reply + 1] = math.max(1, ts + math.ceil((need * 1000 - l) * period / refill) - now)
+    end
+  elseif kind == 'window' then
+    local limit, window, start = p1, p2, p3
+    local c
+    if units > 0 then
+      c = redis.call('INCRBY', key, units)
+      redis.call('PEXPIREAT', key, start + window + math.min(window, 3600000))
+    else
+      c = tonumber(redis.call('GET', key) or '0')
+    end
+    if c + need > limit and start + window > now then
+      reply[#reply + 1] = i
+      reply[#reply + 1] = start + window - now
+    end
+  else
+    return redis.error_reply('count_after: unknown kind ' .. tostring(kind))
+  end
+end
+return reply

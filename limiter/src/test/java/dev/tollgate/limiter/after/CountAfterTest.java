@@ -1,0 +1,220 @@
+package dev.tollgate.limiter.after;
+
+import dev.tollgate.common.rule.Counting;
+import dev.tollgate.common.rule.FailMode;
+import dev.tollgate.common.rule.Match;
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.metrics.LimiterMetrics;
+import dev.tollgate.store.CounterStore;
+import dev.tollgate.store.InMemoryCounterStore;
+import dev.tollgate.store.LuaScript;
+import dev.tollgate.store.StoreException;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
+import dev.tollgate.testsupport.time.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Count after on one pod and on several sharing the in-memory store, on a clock the test moves and flushes it drives. */
+class CountAfterTest {
+
+    private static final Duration FLUSH = Duration.ofMillis(100);
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T12:00:00Z"));
+    private final InMemoryCounterStore memory = new InMemoryCounterStore(() -> clock.nanos() / 1_000);
+    private final AtomicInteger calls = new AtomicInteger();
+    private final AtomicBoolean storeGone = new AtomicBoolean();
+    private final AtomicInteger inlineChecks = new AtomicInteger();
+    private final CounterStore store = new CounterStore() {
+        @Override
+        public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+            calls.incrementAndGet();
+            return storeGone.get()
+                    ? CompletableFuture.failedFuture(new StoreException(StoreException.Kind.TIMEOUT, "timeout", "frozen", null))
+                    : memory.run(script, keys, args);
+        }
+    };
+    private final LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+
+    /** 100/s, burst 100: an allowance of 10 per pod per 100 ms flush, so an overshoot bound of 20 per pod. */
+    private final Rule perIp = Rule.tokenBucket("flood-ip", "edge", 100, 100).withMatch(new Match(null, "/")).withCounting(Counting.AFTER);
+    private final Spend one = new Spend(perIp, 1.0, 1);
+
+    @Test
+    void admitsBelowTheLimitWithNoStoreCallAndCountsInOneFlush() {
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        for (int i = 0; i < 10; i++) {
+            assertThat(pod.admit("ip-1", List.of(one), false)).isEqualTo(new Admission.Admitted(9 - i));
+        }
+        assertThat(calls.get()).as("no store call on the check path").isZero();
+        assertThat(pod.admit("ip-1", List.of(one), false)).as("the allowance until the next answer is spent: checked inline")
+                .isEqualTo(new Admission.Inline(Admission.Reason.ALLOWANCE_SPENT));
+
+        pod.flush().join();
+
+        assertThat(calls.get()).as("one call for the shard").isEqualTo(1);
+        assertThat(spendInline("ip-1").remaining()).as("the flush counted 10 into the bucket the inline spend reads").containsExactly(89);
+        assertThat(pod.admit("ip-1", List.of(one), false)).as("the answer restarted the allowance").isInstanceOf(Admission.Admitted.class);
+    }
+
+    @Test
+    void flagsAKeyOverOnceAFlushFindsItOverAndDeniesOnThePodUntilThen() {
+        Rule small = Rule.tokenBucket("small", "edge", 100, 10).withMatch(new Match(null, "/")).withCounting(Counting.AFTER);
+        Spend spend = new Spend(small, 1.0, 1);
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        for (int i = 0; i < 10; i++) {
+            assertThat(pod.admit("ip-1", List.of(spend), false)).isInstanceOf(Admission.Admitted.class);
+        }
+        pod.flush().join();
+
+        Admission over = pod.admit("ip-1", List.of(spend), false);
+        assertThat(over).isEqualTo(new Admission.Over("small", 10));
+        int callsWhileOver = calls.get();
+        for (int i = 0; i < 100; i++) {
+            assertThat(pod.admit("ip-1", List.of(spend), false)).isInstanceOf(Admission.Over.class);
+        }
+        assertThat(calls.get()).isEqualTo(callsWhileOver);
+        clock.advance(Duration.ofMillis(10));
+        assertThat(pod.admit("ip-1", List.of(spend), false)).as("one token refilled in 10 ms").isInstanceOf(Admission.Admitted.class);
+    }
+
+    @Test
+    void aKeyOnFivePodsRunsOverByNoMoreThanTheStatedBound() {
+        int pods = 5;
+        CountAfterSettings settings = CountAfterSettings.of(FLUSH);
+        List<CountAfter> fleet = new ArrayList<>();
+        for (int i = 0; i < pods; i++) {
+            fleet.add(pod(settings));
+        }
+        long admitted = 0;
+        int steps = 50;
+        for (int step = 0; step < steps; step++) {
+            // a flood: 200 requests per pod per flush interval, 20 times the key's rate, spread over the interval
+            for (int r = 0; r < 200; r++) {
+                for (CountAfter pod : fleet) {
+                    if (admitted(pod, "ip-1")) {
+                        admitted++;
+                    }
+                }
+                if (r % 20 == 19) {
+                    clock.advance(Duration.ofMillis(10));
+                }
+            }
+            for (CountAfter pod : fleet) {
+                pod.flush().join();
+            }
+        }
+        long allowed = 100 + 100 * steps / 10;
+        long bound = pods * settings.overshootBoundPerPod(100, 1);
+        assertThat(bound).isEqualTo(100);
+        assertThat(admitted).as("the burst and the refill of 5 s, and at most the bound over").isGreaterThanOrEqualTo(allowed)
+                .isLessThanOrEqualTo(allowed + bound);
+        assertThat(calls.get() - inlineChecks.get()).as("at most one flush call per pod per interval (none while flagged over)").isPositive().isLessThanOrEqualTo(pods * steps);
+        assertThat(inlineChecks.get()).as("inline only past the allowance, before the flag").isLessThan(50_000 / 10);
+    }
+
+    @Test
+    void aFullMapOfPendingCountsSendsNewKeysInlineAndEmptiesOnTheFlush() {
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH, 100));
+        for (int i = 0; i < 100; i++) {
+            assertThat(pod.admit("ip-" + i, List.of(one), false)).isInstanceOf(Admission.Admitted.class);
+        }
+        assertThat(pod.admit("ip-100", List.of(one), false)).isEqualTo(new Admission.Inline(Admission.Reason.PENDING_FULL));
+        assertThat(pod.admit("ip-7", List.of(one), false)).as("a key already held is still counted").isInstanceOf(Admission.Admitted.class);
+        assertThat(pod.held()).isEqualTo(100);
+
+        pod.flush().join();
+
+        assertThat(pod.held()).as("flushed and answered: nothing held").isZero();
+        assertThat(pod.admit("ip-100", List.of(one), false)).isInstanceOf(Admission.Admitted.class);
+    }
+
+    @Test
+    void aGivenBackRequestIsNeverCounted() {
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        pod.admit("ip-1", List.of(one), false);
+        pod.admit("ip-1", List.of(one), false);
+        pod.giveBack("ip-1", List.of(one));
+        pod.flush().join();
+        assertThat(spendInline("ip-1").remaining()).containsExactly(98);
+    }
+
+    @Test
+    void aFailClosedRuleDeniesOnceItsShardsFlushesHaveFailedForThreeIntervalsAndAdmitsAgainWhenAProbeIsAnswered() {
+        Spend closed = new Spend(perIp.withFailMode(FailMode.CLOSED), 1.0, 1);
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        pod.admit("ip-1", List.of(closed), true);
+        storeGone.set(true);
+        pod.flush().join();
+        assertThat(metrics.registry().counter(dev.tollgate.limiter.metrics.LimiterMetrics.COUNT_AFTER_DROPPED).count())
+                .as("the failed flush's count is dropped, never sent twice").isEqualTo(1);
+        clock.advance(Duration.ofMillis(299));
+        assertThat(pod.admit("ip-1", List.of(closed), true)).as("within the wait").isInstanceOf(Admission.Admitted.class);
+        assertThat(pod.admit("ip-1", List.of(one), false)).as("a fail-open rule of the same shard").isInstanceOf(Admission.Admitted.class);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(pod.admit("ip-1", List.of(closed), true)).isEqualTo(new Admission.StoreGone("store"));
+        assertThat(pod.admit("ip-2", List.of(one), false)).as("fail open admits on").isInstanceOf(Admission.Admitted.class);
+
+        storeGone.set(false);
+        pod.flush().join();
+        assertThat(pod.admit("ip-1", List.of(closed), true)).as("the shard took a flush again").isInstanceOf(Admission.Admitted.class);
+    }
+
+    @Test
+    void whileTheStoreIsGoneAFailOpenRuleAdmitsItsAllowanceAfterEveryFailedFlushThenGoesInline() {
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        storeGone.set(true);
+        for (int flush = 0; flush < 3; flush++) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(pod.admit("ip-1", List.of(one), false)).isInstanceOf(Admission.Admitted.class);
+            }
+            assertThat(pod.admit("ip-1", List.of(one), false)).as("past the allowance: inline, where the fail mode answers")
+                    .isEqualTo(new Admission.Inline(Admission.Reason.ALLOWANCE_SPENT));
+            pod.flush().join();
+        }
+    }
+
+    @Test
+    void aFixedWindowCountsAfterIntoTheInlineWindow() {
+        Rule daily = Rule.fixedWindow("ip-daily", "edge", 10, 86_400).withMatch(new Match(null, "/")).withCounting(Counting.AFTER);
+        Spend spend = new Spend(daily, 1.0, 1);
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        // 10 a day: an allowance of one request per flush answer
+        assertThat(pod.admit("ip-1", List.of(spend), false)).isEqualTo(new Admission.Admitted(0));
+        assertThat(pod.admit("ip-1", List.of(spend), false)).isInstanceOf(Admission.Inline.class);
+        pod.flush().join();
+        ScriptCall inline = SpendCall.of("ip-1", List.of(spend), 1, 1, clock.millis());
+        assertThat(GroupReply.parse(memory.run(inline.script(), inline.keys(), inline.args()).join(), 1).remaining())
+                .as("the inline window holds the counted request and this one").containsExactly(8);
+    }
+
+    private boolean admitted(CountAfter pod, String key) {
+        Admission admission = pod.admit(key, List.of(one), false);
+        if (admission instanceof Admission.Inline) {
+            // the engine checks these inline (where a deny cache, if on, remembers the store's no)
+            inlineChecks.incrementAndGet();
+            return spendInline(key).allowed();
+        }
+        return admission instanceof Admission.Admitted;
+    }
+
+    private GroupReply spendInline(String key) {
+        ScriptCall call = SpendCall.of(key, List.of(one), 1, 1, clock.millis());
+        return GroupReply.parse(store.run(call.script(), call.keys(), call.args()).join(), 1);
+    }
+
+    private CountAfter pod(CountAfterSettings settings) {
+        return new CountAfter(store, settings, clock::nanos, clock, metrics, false);
+    }
+}
