@@ -318,7 +318,7 @@ public final class InMemoryCounterStore implements CounterStore {
                     BucketLevel level = stored == null ? BucketLevel.at(now, null, null, refill, period, burst)
                             : BucketLevel.at(now, stored.tokensMilli(), stored.tsMs(), refill, period, burst);
                     long l = Math.max(-burst, level.milli() - units * 1000);
-                    put(key, new Bucket(l, level.tsMs(), stored == null ? 0 : stored.qUs()), now + ceilDiv(burst * period, refill) * 2);
+                    put(key, new Bucket(l, level.tsMs(), stored == null ? 0 : stored.qUs(), stored == null ? Map.of() : stored.askers()), now + ceilDiv(burst * period, refill) * 2);
                     if (l < need * 1000) {
                         reply.add((long) i + 1);
                         reply.add(Math.max(1, level.tsMs() + ceilDiv((need * 1000 - l) * period, refill) - now));
