@@ -90,6 +90,11 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         }
     }
 
+    /** The id this pod beats under, which its other reports into the store (its hot keys) are named by. */
+    public String podId() {
+        return podId;
+    }
+
     @Override
     public int getAsInt() {
         return livePods;
