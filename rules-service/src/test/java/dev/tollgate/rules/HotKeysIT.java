@@ -1,13 +1,8 @@
 package dev.tollgate.rules;
 
-import dev.tollgate.common.check.CheckEntry;
-import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
-import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.hotkeys.HotKeysPublisher;
-import dev.tollgate.limiter.pods.PodRegistry;
-import dev.tollgate.limiter.rules.StaticRuleBook;
 import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.store.key.RedisKeys;
@@ -51,6 +46,8 @@ class HotKeysIT extends ServiceTestBase {
         for (int i = opened.size() - 1; i >= 0; i--) {
             opened.get(i).close();
         }
+        // what the pods left, so that a later test of this JVM (the console's browser test) sees its own pods only
+        noPodsYet();
     }
 
     @Test
@@ -64,8 +61,8 @@ class HotKeysIT extends ServiceTestBase {
         a.check(warm, 10);
         b.check(hot, 20);
         b.check(onlyOnB, 5);
-        a.publisher.publishNow();
-        b.publisher.publishNow();
+        a.publish();
+        b.publish();
 
         JsonNode fleet = api.get("/v1/hot-keys").json();
 
@@ -98,7 +95,7 @@ class HotKeysIT extends ServiceTestBase {
     void aPodsReportAgesOutAfterThreeWindows() {
         Pod a = pod("pod-a");
         a.check(uniqueId("acct"), 3);
-        a.publisher.publishNow();
+        a.publish();
 
         long ttlMs = engineStore().connection().sync().pttl(RedisKeys.podHotKeys(REGION, "pod-a"));
 
@@ -131,7 +128,7 @@ class HotKeysIT extends ServiceTestBase {
     void aDamagedReportCountsAsAPodThatDidNotReport() {
         Pod a = pod("pod-a");
         a.check(uniqueId("acct"), 2);
-        a.publisher.publishNow();
+        a.publish();
         pod("pod-b");
         engineStore().connection().sync().set(RedisKeys.podHotKeys(REGION, "pod-b"), "not a report");
 
@@ -157,41 +154,10 @@ class HotKeysIT extends ServiceTestBase {
         assertThat(new Api(port, TestTokens.token("carol", TestTokens.READ)).get("/v1/hot-keys").status).isEqualTo(200);
     }
 
-    /** One check-service pod as far as hot keys go: its engine, its heartbeat and its publisher, on a connection of its own. */
-    private final class Pod {
-
-        final Limiter limiter;
-        final HotKeysPublisher publisher;
-
-        Pod(String id) {
-            RedisCounterStore store = RedisCounterStore.connect(RedisStoreSettings.of(RedisCluster.shared().seedUris())
-                    .withCommandTimeout(Duration.ofSeconds(2)));
-            opened.add(store);
-            PodRegistry registry = new PodRegistry(store, REGION, id, Duration.ofMinutes(1), Duration.ofMinutes(5), 1);
-            opened.add(registry);
-            this.limiter = Limiter.builder(new StaticRuleBook(List.of(rule)), store).livePods(registry).build();
-            // an interval the test never waits for: it publishes with publishNow
-            this.publisher = new HotKeysPublisher(store, limiter.hotKeys(), REGION, id, Duration.ofSeconds(29));
-            opened.add(publisher);
-            store.connection().sync().ping();
-            // the registry beats at start, on its own thread: wait for it, as the service's read would find it
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (store.connection().sync().zscore(RedisKeys.podRegistry(REGION), id) == null) {
-                assertThat(System.nanoTime()).as("pod " + id + " beat within 10 s").isLessThan(deadline);
-                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-            }
-        }
-
-        void check(String key, int times) {
-            for (int i = 0; i < times; i++) {
-                assertThat(limiter.check(new CheckRequest("api", List.of(CheckEntry.of(rule.id(), key, 1)))).join().answered())
-                        .hasValueSatisfying(response -> assertThat(response.entries().get(0).fallback()).isNull());
-            }
-        }
-    }
-
     private Pod pod(String id) {
-        return new Pod(id);
+        Pod pod = new Pod(REGION, id, rule);
+        opened.add(pod);
+        return pod;
     }
 
     private RedisCounterStore engineStore() {

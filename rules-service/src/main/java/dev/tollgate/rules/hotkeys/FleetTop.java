@@ -22,7 +22,7 @@ import java.util.Map;
  * @param podsReported    those whose report is in the store (published in the last 30 s); 0 with empty lists when none
  * @param storeCalls      every store call of the reporting pods in the span, listed or not
  */
-record FleetTop(String region, long windowS, int podsRegistered, int podsReported, long storeCalls,
+public record FleetTop(String region, long windowS, int podsRegistered, int podsReported, long storeCalls,
                 List<Key> keys, List<Slot> slots) {
 
     /**
@@ -30,10 +30,10 @@ record FleetTop(String region, long windowS, int podsRegistered, int podsReporte
      * @param error how much the pods' sketches may have over-counted it, summed
      * @param share of the reporting pods' store calls
      */
-    record Key(String key, int slot, long storeCalls, long error, int pods, double share) {
+    public record Key(String key, int slot, long storeCalls, long error, int pods, double share) {
     }
 
-    record Slot(int slot, long storeCalls, double share) {
+    public record Slot(int slot, long storeCalls, double share) {
     }
 
     static FleetTop merge(String region, long windowS, FleetHotKeys fleet, int limit) {

@@ -1,8 +1,6 @@
 package dev.tollgate.rules.hotkeys;
 
 import dev.tollgate.rules.problem.BadRequestException;
-import dev.tollgate.rules.usage.CounterReader;
-import dev.tollgate.rules.usage.UsageProperties;
 import io.swagger.v3.oas.annotations.Operation;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -20,15 +18,11 @@ class HotKeysController {
 
     static final int DEFAULT_LIMIT = 20;
     static final int MAX_LIMIT = 100;
-    /** The pods' sketches count the window under way and the one before it: 10-20 s. */
-    private static final long WINDOW_S = 20;
 
-    private final CounterReader counters;
-    private final String region;
+    private final FleetHotKeysReader reader;
 
-    HotKeysController(CounterReader counters, UsageProperties properties) {
-        this.counters = counters;
-        this.region = properties.region();
+    HotKeysController(FleetHotKeysReader reader) {
+        this.reader = reader;
     }
 
     @Operation(summary = "The region's hottest keys and Redis Cluster slots by store calls in the last 10-20 s, summed over"
@@ -36,8 +30,7 @@ class HotKeysController {
             + " reporting pods' store calls); limit: 1-100, default 20")
     @GetMapping(path = "/v1/hot-keys", produces = MediaType.APPLICATION_JSON_VALUE)
     FleetTop hotKeys(@RequestParam(required = false) String limit) {
-        int top = limit(limit);
-        return FleetTop.merge(region, WINDOW_S, counters.await(counters.reads().hotKeys(region)), top);
+        return reader.read(limit(limit));
     }
 
     private static int limit(String text) {
