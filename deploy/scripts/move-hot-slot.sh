@@ -14,8 +14,9 @@
 #   4. CLUSTER SETSLOT <slot> NODE <target> on the target, then the owner, then every other primary; from then on
 #      the owner answers MOVED, and the clients re-read the slot map.
 # Nothing is lost and nothing is counted twice as long as the clients follow ASK and MOVED (Lettuce does; see
-# MoveHotSlotIT). Run it again after a failure: a slot already on the target is left alone, and a half-done move
-# (slot still MIGRATING/IMPORTING) is finished by the same steps.
+# MoveHotSlotIT). Run it again after a failure: a slot already on the target is left alone, and a move that stopped
+# before step 4 (slot still MIGRATING/IMPORTING) is finished by the same steps; one that stopped within step 4 is what
+# `redis-cli --cluster check` reports and `--cluster fix` repairs.
 #
 # Exit codes: 0 moved (or already there), 2 bad arguments, 3 the cluster does not know a node, 4 a Redis command
 # failed.
