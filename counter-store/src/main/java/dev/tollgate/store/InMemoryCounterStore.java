@@ -46,6 +46,10 @@ public final class InMemoryCounterStore implements CounterStore {
                 case "pod_heartbeat" -> heartbeat(keyList, args, nowUs / 1000);
                 case "peek" -> peek(keyList, args, nowUs / 1000);
                 case "count_after" -> countAfter(args, nowUs / 1000);
+                case "hot_keys_publish" -> {
+                    put(keyList.get(0), args.get(0), nowUs / 1000 + Long.parseLong(args.get(1)));
+                    yield List.of(1L);
+                }
                 default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error", "no such script: " + script, null);
             };
             return CompletableFuture.completedFuture(reply);

@@ -455,6 +455,11 @@ public final class RedisCounterStore implements CounterStore {
         return options
                 .topologyRefreshOptions(topology)
                 .maxRedirects(3)
+                // a slot moved to a primary added since the last slot-map read (the TollgateHotSlot runbook) answers
+                // ASK and MOVED with that primary's address; with membership validated, Lettuce refused to connect to
+                // it until the next refresh, and the breaker opened on the refusals (MoveHotSlotIT). The addresses come
+                // from the cluster's own replies, and the connection still carries our credentials and TLS.
+                .validateClusterNodeMembership(false)
                 .autoReconnect(true)
                 // fail, never queue: a spend in flight when its connection dropped may already have run, and a
                 // queued one would be re-sent after the reconnect. NoReplayIT shows that this is what stops the

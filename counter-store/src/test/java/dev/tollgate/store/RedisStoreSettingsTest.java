@@ -2,6 +2,7 @@ package dev.tollgate.store;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -52,6 +53,16 @@ class RedisStoreSettingsTest {
         assertThat(options.getSocketOptions().getConnectTimeout()).isEqualTo(Duration.ofMillis(750));
         var commandTimeout = options.getTimeoutOptions().getSource();
         assertThat(Duration.of(commandTimeout.getTimeout(null), commandTimeout.getTimeUnit().toChronoUnit())).isEqualTo(Duration.ofMillis(5));
+    }
+
+    @Test
+    void followsRedirectsToAPrimaryTheSlotMapDoesNotKnowYet() {
+        ClusterClientOptions options = RedisCounterStore.clientOptions(RedisStoreSettings.of(List.of("redis://127.0.0.1:7000")));
+
+        assertThat(options.isValidateClusterNodeMembership()).isFalse();
+        assertThat(options.getMaxRedirects()).isPositive();
+        assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers())
+                .contains(ClusterTopologyRefreshOptions.RefreshTrigger.MOVED_REDIRECT, ClusterTopologyRefreshOptions.RefreshTrigger.ASK_REDIRECT);
     }
 
     @Test

@@ -279,6 +279,26 @@ class ConsoleBrowserIT extends ServiceTestBase {
         assertThat(browser.find("header .who").getText()).contains("alice").contains("read-only");
     }
 
+    @Test
+    @Order(8)
+    void showsThePodsHotKeysWithTheirShareAndSlotAndRefreshesThem() {
+        browser.signIn(TestTokens.token("alice", TestTokens.READ));
+        browser.go("/console/");
+        browser.andWaitForNewPage(() -> browser.driver().findElement(By.linkText("Hot keys")).click());
+        assertThat(browser.find("h1").getText()).isEqualTo("Hot keys");
+        // the pod publishes every second; the section refreshes every 5 s
+        browser.await(30, d -> d.findElements(By.cssSelector("table.hot-keys tbody tr th")).stream()
+                .anyMatch(th -> th.getText().equals(KEY)));
+        assertThat(rowTexts("table.hot-keys tbody tr")).anySatisfy(row -> assertThat(row)
+                .matches(KEY + " [0-9]+ [0-9.]+ % 1 " + dev.tollgate.store.key.RedisKeys.slot(KEY)));
+        assertThat(browser.text("#pods")).contains("1 of 1 pods reported");
+        assertThat(rowTexts("table.hot-slots tbody tr")).anySatisfy(row -> assertThat(row)
+                .startsWith(Integer.toString(dev.tollgate.store.key.RedisKeys.slot(KEY))));
+        browser.screenshot("12-hot-keys");
+        browser.andWaitForNewPage(() -> browser.driver().findElement(By.linkText(KEY)).click());
+        assertThat(browser.find("h1").getText()).contains(KEY);
+    }
+
     private HttpResponse<String> post(String path, Cookie session, String csrf, String form) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Cookie", session.getName() + "=" + session.getValue())

@@ -32,6 +32,7 @@ class SecurityIT extends ServiceTestBase {
         READ_VERSIONS("GET", "/v1/rules/" + RULE + "/versions", null, TestTokens.READ),
         LIST_OVERRIDES("GET", "/v1/overrides", null, TestTokens.READ),
         USAGE("GET", "/v1/keys/acct_1/usage", null, TestTokens.READ),
+        HOT_KEYS("GET", "/v1/hot-keys", null, TestTokens.READ),
         WATCH("GET", "/v1/watch", null, TestTokens.WATCH),
         API_DOCS("GET", "/v3/api-docs", null, TestTokens.READ),
         PROMETHEUS("GET", "/actuator/prometheus", null, TestTokens.READ),
@@ -168,7 +169,7 @@ class SecurityIT extends ServiceTestBase {
         assertThat(docs.status).isEqualTo(200);
         assertThat(docs.json().get("paths").propertyNames())
                 .contains("/v1/rules/{id}", "/v1/rules/{id}:shadow", "/v1/rules/{id}:enforce", "/v1/rules/{id}/versions",
-                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/watch", "/v1/imports/envoy-ratelimit",
+                        "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/hot-keys", "/v1/watch", "/v1/imports/envoy-ratelimit",
                         "/v1/config:apply", "/v1/config:diff", "/v1/config:export");
         JsonNode rule = docs.json().get("components").get("schemas").get("Rule").get("properties");
         assertThat(rule.propertyNames()).contains("rate_per_s", "fail_mode", "max_cost");

@@ -121,6 +121,18 @@ class StoreOutageIT {
         }
     }
 
+    @Test
+    void hotKeysAnswer503WhileTheCounterStoreIsDownAndBadLimitsStill400() {
+        long started = System.nanoTime();
+        Api.Response down = api.get("/v1/hot-keys");
+
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertProblem(down, 503, "store_unavailable");
+        assertThat(down.json().get("store").asString()).isEqualTo("counters");
+        // the parameter is checked before the store is asked
+        assertProblem(api.get("/v1/hot-keys?limit=0"), 400, "bad_request");
+    }
+
     private static Api.Response retryUntilNot503(java.util.function.Supplier<Api.Response> call) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         Api.Response response = call.get();

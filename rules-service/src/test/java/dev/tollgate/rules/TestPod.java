@@ -5,6 +5,8 @@ import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.rule.RuleSnapshot;
 import dev.tollgate.common.wire.WireFormat;
 import dev.tollgate.limiter.Limiter;
+import dev.tollgate.limiter.hotkeys.HotKeysPublisher;
+import dev.tollgate.limiter.pods.PodRegistry;
 import dev.tollgate.limiter.rules.SnapshotRuleBook;
 import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.store.RedisStoreSettings;
@@ -38,6 +40,8 @@ final class TestPod implements AutoCloseable {
     private final RedisCounterStore store;
     private final UsageRecorder usage;
     private final Limiter limiter;
+    private final PodRegistry registry;
+    private final HotKeysPublisher hotKeys;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread watcher;
     private final Thread traffic;
@@ -50,7 +54,10 @@ final class TestPod implements AutoCloseable {
         RedisStoreSettings redis = RedisStoreSettings.of(seeds).withCommandTimeout(Duration.ofSeconds(2));
         this.store = RedisCounterStore.connect(redis);
         this.usage = UsageRecorder.start(redis, UsageSettings.DEFAULTS, new SimpleMeterRegistry());
-        this.limiter = Limiter.builder(rules, store).usage(usage).build();
+        this.registry = new PodRegistry(store, region, "test-pod", Duration.ofSeconds(1), Duration.ofSeconds(5), 1);
+        this.limiter = Limiter.builder(rules, store).usage(usage).livePods(registry).build();
+        // its top keys, for the console's hot keys page, as a check-service pod publishes them
+        this.hotKeys = new HotKeysPublisher(store, limiter.hotKeys(), region, "test-pod", Duration.ofSeconds(1));
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         this.watcher = daemon("test-pod-watch", () -> {
             while (running.get()) {
@@ -118,6 +125,8 @@ final class TestPod implements AutoCloseable {
         traffic.join(5_000);
         watcher.interrupt();
         usage.close();
+        hotKeys.close();
+        registry.close();
         store.close();
     }
 }

@@ -17,6 +17,11 @@ public final class TollgatePod implements Gate {
         this.limiter = limiter;
     }
 
+    /** The pod's engine, for what a scenario reads of it besides its answers (its hot keys). */
+    public Limiter limiter() {
+        return limiter;
+    }
+
     @Override
     public CompletableFuture<Answer> check(CheckRequest request) {
         // a fail-closed rule's store failure, like a defect, is a check the gateway could not pass on

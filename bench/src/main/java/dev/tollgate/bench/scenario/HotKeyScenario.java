@@ -5,6 +5,7 @@ import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.fleet.Contender;
 import dev.tollgate.bench.fleet.Fleet;
 import dev.tollgate.bench.fleet.LocalAnswers;
+import dev.tollgate.bench.fleet.TollgatePod;
 import dev.tollgate.bench.load.OpenLoop;
 import dev.tollgate.bench.load.Stats;
 import dev.tollgate.bench.load.Timeline;
@@ -15,9 +16,12 @@ import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
+import dev.tollgate.limiter.hotkeys.HotKeys;
 import dev.tollgate.limiter.rules.StaticRuleBook;
+import dev.tollgate.store.read.PodHotKeys;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +49,20 @@ final class HotKeyScenario implements Scenario {
         return "Hot key: 20,000 req/s on a 25,000/s override over 50 pods";
     }
 
+    /** Background while the hot key is found: a spray of distinct keys and ten warm ones, all on the same rule. */
+    private static final double FLOOD = 5_000;
+    private static final double WARM = 5_000;
+    private static final int WARM_KEYS = 10;
+    /** Issue 31's target: the hot key first in the fleet's hot-key list within this long. */
+    private static final double FOUND_TARGET_S = 10;
+
+    /**
+     * How long after the hot key's first request it was first in the fleet's hot-key list (the pods' tops summed per key,
+     * as rules-service's GET /v1/hot-keys sums them), asked every 100 ms; NaN when not within twice the target.
+     */
+    record Found(double seconds, String firstBefore) {
+    }
+
     @Override
     public Section run(Bench bench, Charts charts) {
         Map<Contender, Result> results = new LinkedHashMap<>();
@@ -53,7 +71,100 @@ final class HotKeyScenario implements Scenario {
             results.put(contender, runOnce(bench, contender));
             bench.pause();
         }
-        return write(bench, charts, results);
+        Map<Contender, Found> found = new LinkedHashMap<>();
+        for (Contender contender : List.of(Contender.PER_REQUEST, Contender.OPTIMIZED)) {
+            System.out.printf("  scenario 2: %s, time until the hot key is first%n", contender.name());
+            found.put(contender, timeUntilFirst(bench, contender));
+            bench.pause();
+        }
+        Section section = write(bench, charts, results);
+        writeFound(bench, section, found);
+        return section;
+    }
+
+    /*
+     * Not time-scaled: the pods' sketches count in 10 s windows of real time, and the background must fill one before
+     * the hot key starts, or the key would only have to beat an empty window.
+     */
+    private Found timeUntilFirst(Bench bench, Contender contender) {
+        var options = bench.options();
+        String hot = bench.key("s2_found");
+        String warmBase = bench.key("s2_warm");
+        String floodBase = bench.key("s2_ip");
+        Fleet fleet = bench.fleet(contender, Bench.PODS, new StaticRuleBook(List.of(Plans.PARTNER)));
+        double background = options.rate(FLOOD) + options.rate(WARM);
+        double floodShare = options.rate(FLOOD) / background;
+        OpenLoop.Sender backgroundSender = sequence -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            String key = random.nextDouble() < floodShare ? floodBase + "_" + sequence : warmBase + "_" + random.nextInt(WARM_KEYS);
+            return fleet.pod(random.nextInt(fleet.size())).check(partner(key));
+        };
+        double fill = HotKeys.WINDOW_NANOS / 1e9 + 1;
+        OpenLoop warmUp = new OpenLoop(bench.newRun(fill, null), background, MAX_IN_FLIGHT, backgroundSender);
+        warmUp.runUntil(fill);
+        warmUp.drain(2);
+
+        double hotRate = options.rate(OFFERED);
+        double total = hotRate + background;
+        CheckRequest hotRequest = partner(hot);
+        OpenLoop.Sender mixed = sequence -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            return random.nextDouble() < hotRate / total
+                    ? fleet.pod(random.nextInt(fleet.size())).check(hotRequest)
+                    : backgroundSender.send(sequence);
+        };
+        OpenLoop load = new OpenLoop(bench.newRun(2 * FOUND_TARGET_S, null), total, MAX_IN_FLIGHT, mixed);
+        String first = null;
+        for (int step = 1; step <= 20 * FOUND_TARGET_S; step++) {
+            load.runUntil(step / 10.0);
+            first = fleetFirst(fleet);
+            if (hot.equals(first)) {
+                load.drain(2);
+                return new Found(step / 10.0, null);
+            }
+        }
+        load.drain(2);
+        return new Found(Double.NaN, first);
+    }
+
+    private static CheckRequest partner(String key) {
+        return new CheckRequest(Bench.DOMAIN, List.of(CheckEntry.of(Plans.PARTNER.id(), key, 1)));
+    }
+
+    /** The key with the most store calls over every pod's top, as rules-service merges the pods' reports. */
+    private static String fleetFirst(Fleet fleet) {
+        Map<String, Long> calls = new HashMap<>();
+        for (int i = 0; i < fleet.size(); i++) {
+            if (fleet.pod(i) instanceof TollgatePod pod) {
+                for (HotKeys.HotKey key : pod.limiter().hotKeys().top(PodHotKeys.MAX_ENTRIES)) {
+                    calls.merge(key.key(), key.calls(), Long::sum);
+                }
+            }
+        }
+        return calls.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+    }
+
+    private void writeFound(Bench bench, Section section, Map<Contender, Found> found) {
+        var options = bench.options();
+        section.method("Time until the hot key is first: " + Bench.PODS + " pods take a background of "
+                + Format.rate(options.rate(FLOOD)) + " distinct keys (each seen once) and " + Format.rate(options.rate(WARM))
+                + " over " + WARM_KEYS + " warm keys for one 10 s window of the pods' hot-key sketches and a second more; then "
+                + "a key starts at " + Format.rate(options.rate(OFFERED)) + " among them. Every 100 ms the pods' tops (32 keys "
+                + "each, by store calls) are summed per key, as rules-service's GET /v1/hot-keys sums them, until the hot key "
+                + "is first.");
+        Table table = new Table(null, List.of("contender", "time until the hot key is first"));
+        for (Map.Entry<Contender, Found> e : found.entrySet()) {
+            Found f = e.getValue();
+            table.row(e.getKey().name(), Double.isNaN(f.seconds())
+                    ? "not within " + Format.seconds(2 * FOUND_TARGET_S) + " (first: " + f.firstBefore() + ")"
+                    : Format.seconds(f.seconds()));
+        }
+        table.row("issue 31", "≤ 10 s");
+        section.table(table);
+        Found optimized = found.get(Contender.OPTIMIZED);
+        section.check("Hot key: first in the fleet's hot-key list within 10 s", Double.isNaN(optimized.seconds())
+                ? "not within " + Format.seconds(2 * FOUND_TARGET_S) : Format.seconds(optimized.seconds()),
+                optimized.seconds() <= FOUND_TARGET_S);
     }
 
     private Result runOnce(Bench bench, Contender contender) {

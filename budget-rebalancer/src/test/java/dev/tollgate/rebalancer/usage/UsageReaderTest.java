@@ -172,5 +172,10 @@ class UsageReaderTest {
         public CompletableFuture<Long> shadowDenied(String ruleId, long windowStart) {
             throw new UnsupportedOperationException();
         }
+
+        @Override
+        public CompletableFuture<dev.tollgate.store.read.FleetHotKeys> hotKeys(String region) {
+            throw new UnsupportedOperationException();
+        }
     }
 }

@@ -11,6 +11,7 @@ import dev.tollgate.check.rules.RulesWatcher;
 import dev.tollgate.check.rules.WatchToken;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.hotkeys.HotKeys;
+import dev.tollgate.limiter.hotkeys.HotKeysPublisher;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.metrics.RedisCommandLatency;
@@ -242,6 +243,12 @@ class LimiterConfiguration {
                 .description("Share of this pod's store calls taken by its hottest Redis Cluster slot in the last 10-20 s")
                 .register(registry);
         return limiter;
+    }
+
+    /** The pod's top hot keys, published next to its heartbeat for rules-service's fleet-wide GET /v1/hot-keys. */
+    @Bean(destroyMethod = "close")
+    HotKeysPublisher hotKeysPublisher(RedisCounterStore store, Limiter limiter, PodRegistry pods, CheckProperties properties) {
+        return new HotKeysPublisher(store, limiter.hotKeys(), properties.region().name(), pods.podId(), HotKeysPublisher.INTERVAL);
     }
 
     /**

@@ -59,6 +59,14 @@ public final class RedisKeys {
         return "tg:{pods}:" + region;
     }
 
+    /**
+     * {@code tg:{pods}:<region>:hot:<pod>}: one pod's latest top of hot keys and slots (written by
+     * {@code hot_keys_publish.lua}), on the registry's slot so that a reader gets every pod's with one MGET.
+     */
+    public static String podHotKeys(String region, String podId) {
+        return podRegistry(region) + ":hot:" + podId;
+    }
+
     /** The hash tag of a key: what Redis Cluster hashes to choose its slot. */
     public static String hashTag(String key) {
         return encode(key);

@@ -38,4 +38,10 @@ public interface CounterReads {
      * every shard was read, and then some shards may have been handed over already: the caller discards them.
      */
     CompletableFuture<Long> usageWindow(long windowStart, Consumer<Map<String, String>> shards);
+
+    /**
+     * The top hot keys and slots each of the region's pods published ({@code hot_keys_publish.lua}), with the pods
+     * its registry holds, in one read of the registry and one MGET of the reports (they share its slot).
+     */
+    CompletableFuture<FleetHotKeys> hotKeys(String region);
 }

@@ -5,7 +5,9 @@ import dev.tollgate.store.BucketLevel;
 import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.store.read.BucketShape;
 import dev.tollgate.store.read.CounterReads;
+import dev.tollgate.store.read.FleetHotKeys;
 import dev.tollgate.store.read.LogCount;
+import dev.tollgate.store.read.PodHotKeys;
 import dev.tollgate.store.read.TokenLevel;
 import dev.tollgate.store.read.WindowCount;
 import org.springframework.data.domain.Range;
@@ -17,7 +19,9 @@ import reactor.core.publisher.Mono;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -116,6 +120,24 @@ public final class SpringDataCounterReads implements CounterReads {
                     return (long) hash.size();
                 })
                 .reduce(0L, Long::sum));
+    }
+
+    @Override
+    public CompletableFuture<FleetHotKeys> hotKeys(String region) {
+        String registry = RedisKeys.podRegistry(region);
+        return send(() -> redis.opsForZSet().range(registry, Range.closed(0L, (long) FleetHotKeys.MAX_PODS - 1)).collectList()
+                .flatMap(pods -> pods.isEmpty()
+                        ? Mono.just(new FleetHotKeys(pods, List.of()))
+                        : redis.opsForValue().multiGet(pods.stream().map(pod -> RedisKeys.podHotKeys(region, pod)).toList())
+                                .map(values -> reports(pods, values))));
+    }
+
+    private static FleetHotKeys reports(List<String> pods, List<String> values) {
+        List<PodHotKeys> reports = new ArrayList<>();
+        for (int i = 0; i < pods.size() && i < values.size(); i++) {
+            PodHotKeys.decode(pods.get(i), values.get(i)).ifPresent(reports::add);
+        }
+        return new FleetHotKeys(pods, reports);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.tollgate.limiter.hotkeys;
 
 import dev.tollgate.store.key.RedisKeys;
+import dev.tollgate.store.read.PodHotKeys;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -126,6 +127,21 @@ public final class HotKeys {
         }
         hot.sort(Comparator.comparingLong(HotSlot::calls).reversed().thenComparingInt(HotSlot::slot));
         return List.copyOf(hot.subList(0, Math.min(n, hot.size())));
+    }
+
+    /**
+     * The pod's top {@code n} keys and slots and all its store calls in the same span, taken together so that the
+     * shares a reader computes from them agree: what {@link HotKeysPublisher} publishes for the fleet's merge.
+     */
+    public synchronized PodHotKeys report(String pod, int n) {
+        List<PodHotKeys.Key> keys = top(n).stream()
+                .map(key -> new PodHotKeys.Key(key.key(), key.slot(), key.calls(), key.error())).toList();
+        List<PodHotKeys.Slot> hot = topSlots(n).stream().map(slot -> new PodHotKeys.Slot(slot.slot(), slot.calls())).toList();
+        long total = 0;
+        for (int slot = 0; slot < SLOTS; slot++) {
+            total += slots[slot] + previousSlots[slot];
+        }
+        return new PodHotKeys(pod, total, keys, hot);
     }
 
     private void roll() {

@@ -90,7 +90,7 @@ public final class PodRegistry implements IntSupplier, AutoCloseable {
         }
     }
 
-    /** This pod's id in the registry: also what the store counts a bucket's lease askers by. */
+    /** The id this pod beats under: what the store counts a bucket's lease askers by, and what its hot keys report is named by. */
     public String podId() {
         return podId;
     }

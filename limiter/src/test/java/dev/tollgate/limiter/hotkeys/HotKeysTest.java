@@ -1,6 +1,7 @@
 package dev.tollgate.limiter.hotkeys;
 
 import dev.tollgate.store.key.RedisKeys;
+import dev.tollgate.store.read.PodHotKeys;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -75,5 +76,25 @@ class HotKeysTest {
         nanos.addAndGet(3 * HotKeys.WINDOW_NANOS);
         assertThat(hot.top(5)).as("quiet for two windows: nothing is hot").isEmpty();
         assertThat(hot.topSlots(5)).isEmpty();
+    }
+
+    @Test
+    void reportsItsTopBoundedWithEveryCallOfTheSpan() {
+        // the hot key first, while the sketch has room: counted exactly, whatever evictions follow among the rest
+        for (int i = 0; i < 50; i++) {
+            hot.record("acct_hot");
+        }
+        for (int i = 0; i < 100; i++) {
+            hot.record("k" + i);
+        }
+
+        PodHotKeys report = hot.report("pod-1", PodHotKeys.MAX_ENTRIES);
+
+        assertThat(report.pod()).isEqualTo("pod-1");
+        assertThat(report.calls()).isEqualTo(150);
+        assertThat(report.keys()).hasSize(PodHotKeys.MAX_ENTRIES);
+        assertThat(report.keys().get(0)).isEqualTo(new PodHotKeys.Key("acct_hot", RedisKeys.slot("acct_hot"), 50, 0));
+        assertThat(report.slots()).hasSize(PodHotKeys.MAX_ENTRIES);
+        assertThat(report.slots().get(0).slot()).isEqualTo(RedisKeys.slot("acct_hot"));
     }
 }

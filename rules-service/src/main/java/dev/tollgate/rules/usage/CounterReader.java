@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
  * the usage endpoint answers 503 then.
  */
 @Component
-class CounterReader {
+public class CounterReader {
 
     private final CounterReads reads;
     private final long awaitMs;
@@ -39,7 +39,7 @@ class CounterReader {
         this.awaitMs = properties.readTimeout().toMillis() + 100;
     }
 
-    CounterReads reads() {
+    public CounterReads reads() {
         if (reads == null) {
             throw new CounterStoreUnavailableException(
                     "No counter store is configured for this region (spring.data.redis.cluster.nodes).");
@@ -47,7 +47,7 @@ class CounterReader {
         return reads;
     }
 
-    <T> T await(CompletableFuture<T> future) {
+    public <T> T await(CompletableFuture<T> future) {
         try {
             return future.get(awaitMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -239,6 +239,29 @@ public final class RedisCluster implements AutoCloseable {
         awaitAnswering(node);
     }
 
+    /**
+     * Starts one more primary, with no slots, and joins it to the cluster (what {@code redis-cli --cluster add-node}
+     * does): for a test that moves slots onto a primary of their own. Returns once every node knows it and the
+     * cluster is healthy; it owns nothing until slots are moved to it.
+     */
+    public Node addEmptyPrimary() {
+        requireOwned("add a node to");
+        Path binary = RedisBinary.resolve();
+        Node added = awaitOrRespawn(spawn(binary, reservePort()), binary);
+        added.assignNodeId(admin.call(added.port(), RedisCommands::clusterMyId));
+        // every member met directly, as when forming: gossip alone can take node-timeout/2 to spread it
+        for (Node member : nodes) {
+            if (member.isResponsive()) {
+                admin.call(added.port(), commands -> commands.clusterMeet(AdminClient.HOST, member.port()));
+            }
+        }
+        nodes.add(added);
+        Duration timeout = Duration.ofSeconds(20);
+        await("every node to know " + added, timeout, false, this::membershipProblem);
+        awaitHealthy(timeout);
+        return added;
+    }
+
     public Duration nodeTimeout() {
         return Duration.ofMillis(nodeTimeoutMs);
     }
