@@ -34,7 +34,7 @@ final class AfterStage {
         if (!group.countsAfter()) {
             return Optional.empty();
         }
-        Admission admission = counts.admit(group.key(), group.spends(), failsClosed(group));
+        Admission admission = counts.admit(group.key(), group.spends(), !group.shadow() && FailModes.failsClosed(group));
         if (admission instanceof Admission.Admitted admitted) {
             countByRule(group, "count_after");
             // remaining: what this pod may still admit on its own before its next flush answer
@@ -56,15 +56,6 @@ final class AfterStage {
     /** Takes back a request the group admitted when another group of the check denied it. */
     void giveBack(KeyGroup group) {
         counts.giveBack(group.key(), group.spends());
-    }
-
-    private static boolean failsClosed(KeyGroup group) {
-        for (int i = 0; i < group.size(); i++) {
-            if (group.rule(i).failsClosed() && !group.shadow()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void countByRule(KeyGroup group, String answer) {

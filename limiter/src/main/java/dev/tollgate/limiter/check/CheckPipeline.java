@@ -30,10 +30,11 @@ import java.util.function.LongSupplier;
 /**
  * A check as a one-way pipeline of values, the engine behind {@link dev.tollgate.limiter.Limiter}: the request is
  * validated and its entries grouped by key (one atomic script per group); each group is answered by the first
- * stage that can: a count-after group by the pod's flags and counts ({@link AfterStage}), the pod's own answers ({@link LocalStage}), else the store behind the shard's breaker, or the
- * rule's fail mode when the store fails or the check's deadline passes ({@link StoreStage}); {@link Verdicts}
- * alone turns the groups' answers into the {@link Outcome}. No stage throws for an expected end and every future
- * is bounded by the deadline, so every check completes with an outcome.
+ * stage that can: a count-after group by the pod's flags and counts ({@link AfterStage}), the pod's own answers
+ * ({@link LocalStage}), else the store behind the shard's breaker, or the rule's fail mode when the store fails or
+ * the check's deadline passes ({@link StoreStage}); {@link Verdicts} alone turns the groups' answers into the
+ * {@link Outcome}. No stage throws for an expected end and every future is bounded by the deadline, so every check
+ * completes with an outcome.
  */
 public final class CheckPipeline {
 

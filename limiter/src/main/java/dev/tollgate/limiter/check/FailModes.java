@@ -66,7 +66,8 @@ final class FailModes {
         fallback.giveBack(group.key(), group.spends());
     }
 
-    private static boolean failsClosed(KeyGroup group) {
+    /** Whether a rule of the group fails closed (a shadow group's included: callers say whether shadow matters). */
+    static boolean failsClosed(KeyGroup group) {
         for (int i = 0; i < group.size(); i++) {
             if (group.rule(i).failsClosed()) {
                 return true;
