@@ -154,6 +154,30 @@ class HotKeysIT extends ServiceTestBase {
         assertThat(new Api(port, TestTokens.token("carol", TestTokens.READ)).get("/v1/hot-keys").status).isEqualTo(200);
     }
 
+    @Test
+    void noOtherSpellingOfThePathReadsWithoutTheReadScope() {
+        Api watcher = new Api(port, TestTokens.token("bob", TestTokens.WATCH));
+        Api anonymous = new Api(port, null);
+        for (String path : List.of("/v1/hot-keys/", "/v1//hot-keys", "/V1/hot-keys", "/v1/HOT-KEYS", "/v1/hot-keys;x=1",
+                "/v1;x=1/hot-keys", "/v1/hot%2Dkeys", "/%761/hot-keys", "/v1/%2e/hot-keys", "/v1/./hot-keys",
+                "/v1/rules/../hot-keys", "/v1/hot-keys%00", "/v1/hot-keys%2F", "/v1/hot-keys.json")) {
+            for (Api caller : List.of(watcher, anonymous)) {
+                Api.Response answer = caller.get(path);
+                assertThat(answer.status).as(path).isIn(400, 401, 403, 404);
+                assertThat(answer.header("Content-Type")).as(path).hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+                assertThat(answer.json().path("code").asString()).as(path).isNotEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aHugeOrRepeatedLimitIsABadRequestNotAnError() {
+        assertProblem(api.get("/v1/hot-keys?limit=" + "9".repeat(4_000)), 400, "bad_request");
+        assertProblem(api.get("/v1/hot-keys?limit=1&limit=2"), 400, "bad_request");
+        assertProblem(api.get("/v1/hot-keys?limit=%20"), 400, "bad_request");
+        assertThat(api.get("/v1/hot-keys?limit=%2050%20").status).isEqualTo(200);
+    }
+
     private Pod pod(String id) {
         Pod pod = new Pod(REGION, id, rule);
         opened.add(pod);
