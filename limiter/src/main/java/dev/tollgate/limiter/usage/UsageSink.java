@@ -20,4 +20,11 @@ public interface UsageSink {
      */
     default void shadowDenied(String ruleId, long cost) {
     }
+
+    /**
+     * The rule at {@code version} denied this cost ({@code shadow}: would have, in shadow mode). Counted per rule and
+     * version only: what a rule's canary is compared on with the version the other pods enforce.
+     */
+    default void denied(String ruleId, long version, boolean shadow, long cost) {
+    }
 }
