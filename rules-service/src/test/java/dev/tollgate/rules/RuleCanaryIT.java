@@ -119,6 +119,22 @@ class RuleCanaryIT extends ServiceTestBase {
     }
 
     @Test
+    void aRulesAsCodeApplyThatChangesARuleWithACanaryIsRefusedWhole() {
+        String domain = uniqueId("code");
+        String id = domain + ".growth";
+        api.put("/v1/rules/" + id, tokenBucket(domain, 100, 200));
+        putCanary(id, 1, tokenBucket(domain, 300, 600));
+        String file = "domain: " + domain + "\nrules:\n  - id: " + id + "\n    match:\n      plan: growth\n    algorithm: token_bucket\n"
+                + "    rate_per_s: 150\n    burst: 200\n";
+
+        Api.Response applied = api.request("POST", "/v1/config:apply").body(file, "application/yaml").send();
+
+        assertThat(applied.status).as(applied.body).isEqualTo(409);
+        assertThat(applied.json().get("code").asString()).isEqualTo("canary_pending");
+        assertThat(api.get("/v1/rules/" + id).json().get("rate_per_s").asInt()).isEqualTo(100);
+    }
+
+    @Test
     void aPromoteOrRollbackNeedsTheCanarysVersionAndACanary() {
         String id = created();
 

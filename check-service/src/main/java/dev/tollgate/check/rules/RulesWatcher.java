@@ -110,12 +110,8 @@ public final class RulesWatcher implements AutoCloseable {
         public static final Duration DEFAULT_RETRY_FIRST = Duration.ofMillis(200);
         public static final Duration DEFAULT_RETRY_MAX = Duration.ofSeconds(10);
 
-        public WatchSettings(Path snapshotFile, Duration retryFirst, Duration retryMax) {
-            this(snapshotFile, retryFirst, retryMax, false);
-        }
-
         public WatchSettings(Path snapshotFile) {
-            this(snapshotFile, DEFAULT_RETRY_FIRST, DEFAULT_RETRY_MAX);
+            this(snapshotFile, DEFAULT_RETRY_FIRST, DEFAULT_RETRY_MAX, false);
         }
     }
 

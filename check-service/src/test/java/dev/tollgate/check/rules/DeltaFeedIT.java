@@ -42,9 +42,7 @@ class DeltaFeedIT {
         JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
         Path saved = dir.resolve("snapshot.json");
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
-            RulesFeed transport = RulesFeed.of(RestClient.builder(), new RulesFeed.Settings(URI.create(feed.url()), WatchToken.NONE,
-                    Duration.ofSeconds(2), Duration.ofSeconds(5), null, RulesFeed.DEFAULT_MAX_BYTES));
-            RulesWatcher watcher = new RulesWatcher(transport, new RulesWatcher.WatchSettings(saved), rules, json, registry);
+            RulesWatcher watcher = new RulesWatcher(transport(feed), new RulesWatcher.WatchSettings(saved), rules, json, registry);
             feed.publish(1, """
                     {"kind": "snapshot", "revision": 1, "region": "eu-west", "rules": [%s],
                      "region_budgets": [{"rule_id": "rule-a", "limit_key": "acct_1", "region": "eu-west", "share": 0.25}]}""".formatted(RULE_A));

@@ -38,7 +38,7 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
     public record Deleted(List<String> rules, List<OverrideKey> overrides, List<BudgetKey> regionBudgets,
                           List<String> descriptorDomains, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> canaries) {
 
-        public static final Deleted NOTHING = new Deleted(List.of(), List.of(), List.of(), List.of());
+        public static final Deleted NOTHING = new Deleted(List.of(), List.of(), List.of(), List.of(), List.of());
 
         public Deleted {
             rules = rules == null ? List.of() : List.copyOf(rules);
@@ -46,10 +46,6 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
             regionBudgets = regionBudgets == null ? List.of() : List.copyOf(regionBudgets);
             descriptorDomains = descriptorDomains == null ? List.of() : List.copyOf(descriptorDomains);
             canaries = canaries == null ? List.of() : List.copyOf(canaries);
-        }
-
-        public Deleted(List<String> rules, List<OverrideKey> overrides, List<BudgetKey> regionBudgets, List<String> descriptorDomains) {
-            this(rules, overrides, regionBudgets, descriptorDomains, List.of());
         }
 
         public int size() {
@@ -87,11 +83,6 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
                                     List<RegionBudget> regionBudgets, List<DescriptorDomain> descriptorDomains, List<Rule> canaries,
                                     Deleted deleted) {
         return new RuleChanges(Kind.DELTA, from, revision, region, rules, overrides, regionBudgets, descriptorDomains, canaries, deleted);
-    }
-
-    public static RuleChanges delta(long from, long revision, String region, List<Rule> rules, List<AccountOverride> overrides,
-                                    List<RegionBudget> regionBudgets, List<DescriptorDomain> descriptorDomains, Deleted deleted) {
-        return delta(from, revision, region, rules, overrides, regionBudgets, descriptorDomains, List.of(), deleted);
     }
 
     /** Whether this replaces what a pod holds instead of changing it. */

@@ -51,8 +51,8 @@ class DeltaMergeTest {
                 List.of(budget("a", "k1", REGION, 0.5), budget("b", "k1", REGION, 0.5), budget("b", "k2", REGION, 0.4)),
                 List.of(domain("d1", "a"), domain("d2", "b")));
         RuleChanges delta = RuleChanges.delta(4, 6, REGION, List.of(rule("a", 2), rule("c", 1)), List.of(override("y", "a", 20)),
-                List.of(budget("a", "k2", REGION, 0.7)), List.of(domain("d1", "c")),
-                new RuleChanges.Deleted(List.of("b"), List.of(new RuleChanges.OverrideKey("x", "a")), List.of(), List.of("d2")));
+                List.of(budget("a", "k2", REGION, 0.7)), List.of(domain("d1", "c")), List.of(),
+                new RuleChanges.Deleted(List.of("b"), List.of(new RuleChanges.OverrideKey("x", "a")), List.of(), List.of("d2"), List.of()));
 
         RuleSnapshot merged = DeltaMerge.apply(held, delta, NOW);
 
@@ -66,8 +66,8 @@ class DeltaMergeTest {
     @Test
     void aRowDeletedAndCreatedAgainInOneDeltaIsPresent() {
         RuleSnapshot held = new RuleSnapshot(4, List.of(rule("a", 1)), List.of(override("x", "a", 1)), List.of());
-        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(rule("a", 7)), List.of(), List.of(), List.of(),
-                new RuleChanges.Deleted(List.of("a"), List.of(), List.of(), List.of()));
+        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(rule("a", 7)), List.of(), List.of(), List.of(), List.of(),
+                new RuleChanges.Deleted(List.of("a"), List.of(), List.of(), List.of(), List.of()));
 
         RuleSnapshot merged = DeltaMerge.apply(held, delta, NOW);
 
@@ -80,14 +80,15 @@ class DeltaMergeTest {
         RuleSnapshot held = new RuleSnapshot(4, List.of(rule("a", 1)), List.of(),
                 List.of(budget("a", "k", REGION, 0.6), budget("a", "k", "eu-west", 0.4)));
 
-        RuleSnapshot merged = DeltaMerge.apply(held, RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), NOTHING), NOW);
+        RuleSnapshot merged = DeltaMerge.apply(held, RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), List.of(),
+                NOTHING), NOW);
 
         assertThat(merged.regionBudgets()).containsExactly(budget("a", "k", REGION, 0.6));
     }
 
     @Test
     void refusesADeltaFromAnotherRevisionOrWithNothingHeld() {
-        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), NOTHING);
+        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), List.of(), NOTHING);
 
         assertThatThrownBy(() -> DeltaMerge.apply(new RuleSnapshot(3, List.of(), List.of(), List.of()), delta, NOW))
                 .isInstanceOf(DeltaMerge.Mismatch.class).hasMessageContaining("holds revision 3");

@@ -2,10 +2,10 @@ package dev.tollgate.rules.console;
 
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.change.ChangeLog;
 import dev.tollgate.rules.change.IfMatch;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
-import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NoCanaryException;
 import dev.tollgate.rules.problem.VersionConflictException;

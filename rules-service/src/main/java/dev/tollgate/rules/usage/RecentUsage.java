@@ -12,11 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
- * The pods' usage windows as a short series, for the console's live chart and a rule's shadow-deny
- * rate: what the region's pods admitted for a key, and what its shadow rules would have denied, per
- * 10 s window. Redis keeps windows for {@link UsageKeys#RETENTION} only, so the series is the open
+ * The pods' usage windows as a short series, for the console's live chart, a rule's shadow-deny
+ * rate and a canary's deny rates: what the region's pods admitted for a key, what its shadow rules would
+ * have denied, and what each rule version denied, per 10 s window. Redis keeps windows for {@link UsageKeys#RETENTION} only, so the series is the open
  * window and the few closed ones still held; a reader that wants a longer past keeps the samples itself.
  */
 @Component
@@ -68,13 +69,13 @@ public class RecentUsage {
      */
     Series denied(String ruleId, List<Long> versions) {
         CounterReads store = counters.reads();
-        Map<String, BiFunction<String, Long, CompletableFuture<Long>>> readers = new LinkedHashMap<>();
+        Map<String, Function<Long, CompletableFuture<Long>>> readers = new LinkedHashMap<>();
         for (long version : versions) {
             for (boolean shadow : new boolean[] {false, true}) {
-                readers.put(denials(version, shadow), (name, start) -> store.denied(ruleId, version, shadow, start));
+                readers.put(denials(version, shadow), start -> store.denied(ruleId, version, shadow, start));
             }
         }
-        return read(store, List.copyOf(readers.keySet()), (name, start) -> readers.get(name).apply(name, start));
+        return read(store, List.copyOf(readers.keySet()), (name, start) -> readers.get(name).apply(start));
     }
 
     /** The name of the series of a version's denies ({@code 4:deny}) or shadow denies ({@code 4:shadow_deny}) in {@link #denied}. */
