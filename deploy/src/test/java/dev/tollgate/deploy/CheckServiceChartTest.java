@@ -45,6 +45,22 @@ class CheckServiceChartTest {
         assertThat(release.one("Deployment", NAME).at("spec", "replicas").value()).isEqualTo(7);
     }
 
+    @Test
+    void canaryPodsAreLabelledAndToldSoAndOtherPodsAreNeither() {
+        Tree canary = TollgateChart.render("eu-west", Map.of("checkService", Map.of("settings", Map.of("rules", Map.of("canary", true)))))
+                .one("Deployment", NAME);
+        Tree stable = TollgateChart.render("eu-west").one("Deployment", NAME);
+
+        assertThat(canary.at("spec", "template", "metadata", "labels", "tollgate.dev/rules-canary").text()).isEqualTo("true");
+        assertThat(canary.named("check-service", "spec", "template", "spec", "containers").named("TOLLGATE_RULES_CANARY", "env")
+                .at("value").text()).isEqualTo("true");
+        assertThat(canary.at("spec", "selector", "matchLabels").map()).as("the selector is the same: an upgrade cannot change it")
+                .isEqualTo(stable.at("spec", "selector", "matchLabels").map());
+        assertThat(stable.at("spec", "template", "metadata", "labels", "tollgate.dev/rules-canary").exists()).isFalse();
+        assertThat(stable.named("check-service", "spec", "template", "spec", "containers").named("TOLLGATE_RULES_CANARY", "env")
+                .at("value").text()).isEqualTo("false");
+    }
+
     @ParameterizedTest
     @FieldSource("dev.tollgate.deploy.TollgateChart#REGIONS")
     void hasADisruptionBudgetOverItsOwnPods(String region) {

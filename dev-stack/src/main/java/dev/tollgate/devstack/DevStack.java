@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -144,9 +145,15 @@ public final class DevStack implements AutoCloseable {
             // the default stack's first pod answers Envoy on the default 8090; other pods, and stacks on other ports, on any
             // free port (each pod logs the one it took)
             int grpcPort = i == 0 && port == StackOptions.DEFAULT_BASE_PORT ? DEFAULT_GRPC_PORT : 0;
-            step(name + " on " + port, () -> pods.add(ServiceLauncher.checkService(name, options.address(), port, grpcPort, redis.clusterNodes(),
-                    rulesService.baseUrl(), options.devToken(), workDirectory.resolve("rules-snapshot-" + port + ".json"),
-                    options.propertiesFor(Service.CHECK_SERVICE))));
+            Map<String, String> properties = new LinkedHashMap<>();
+            if (options.canaryPod(i)) {
+                properties.put("tollgate.rules.canary", "true");
+            }
+            // after the stack's choice, so that a --check-service.<property> option wins
+            properties.putAll(options.propertiesFor(Service.CHECK_SERVICE));
+            step(name + (options.canaryPod(i) ? " (canary)" : "") + " on " + port, () -> pods.add(ServiceLauncher.checkService(name,
+                    options.address(), port, grpcPort, redis.clusterNodes(), rulesService.baseUrl(), options.devToken(),
+                    workDirectory.resolve("rules-snapshot-" + port + ".json"), properties)));
         }
         step("budget-rebalancer on " + options.rebalancerPort(), () -> rebalancer = ServiceLauncher.rebalancer(options.address(),
                 options.rebalancerPort(), database(), redis.clusterNodes(), options.propertiesFor(Service.BUDGET_REBALANCER)));
@@ -246,8 +253,12 @@ public final class DevStack implements AutoCloseable {
         StringBuilder text = new StringBuilder("\n");
         long sinceJvm = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
         text.append(String.format("Tollgate dev stack ready in %.1f s (%.1f s after the JVM started).%n", readyIn.toMillis() / 1e3, sinceJvm / 1e3));
+        List<String> podUrls = new ArrayList<>();
+        for (int i = 0; i < pods.size(); i++) {
+            podUrls.add("http://" + host + ":" + pods.get(i).port() + (options.canaryPod(i) ? " (canary)" : ""));
+        }
         text.append(String.format("  %-18s %s  (%d pod%s, one Redis Cluster)%n", Service.CHECK_SERVICE.id(),
-                String.join(", ", pods.stream().map(pod -> "http://" + host + ":" + pod.port()).toList()), pods.size(), pods.size() == 1 ? "" : "s"));
+                String.join(", ", podUrls), pods.size(), pods.size() == 1 ? "" : "s"));
         text.append(String.format("  %-18s http://%s:%d  (dev profile)  admin token: %s%n", Service.RULES_SERVICE.id(), host,
                 rulesService.port(), options.devToken()));
         text.append(String.format("  %-18s http://%s:%d  (region shares from usage, every 10 s)%n", Service.BUDGET_REBALANCER.id(), host,

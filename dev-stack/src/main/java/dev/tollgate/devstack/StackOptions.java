@@ -19,12 +19,14 @@ import java.util.Map;
  * @param rulesPort       rules-service (8081)
  * @param rebalancerPort  budget-rebalancer (8082)
  * @param checkInstances  how many check-service instances (pods) share the one Redis Cluster
+ * @param canaryPods      how many of them, the last ones, are canary pods ({@code tollgate.rules.canary}): they enforce
+ *                        rules' canary versions until they are promoted or rolled back
  * @param devToken        rules-service's static bearer token (dev profile), with every scope
  * @param demoRules       whether the design's demo rules are loaded at start
  * @param properties      extra Spring properties per service ({@code --check-service.tollgate.optimizations.leases=false})
  */
 public record StackOptions(String address, int checkPort, int extraCheckPort, int rulesPort, int rebalancerPort,
-                           int checkInstances, String devToken, boolean demoRules,
+                           int checkInstances, int canaryPods, String devToken, boolean demoRules,
                            Map<Service, Map<String, String>> properties) {
 
     public static final int DEFAULT_BASE_PORT = 8080;
@@ -35,6 +37,8 @@ public record StackOptions(String address, int checkPort, int extraCheckPort, in
             Usage: java -jar dev-stack/target/tollgate-dev-stack.jar [options]
 
               --check-instances=N     check-service instances (pods) on one Redis Cluster, 1-%d (default 2)
+              --canary-pods=N         how many of them, the last ones, are canary pods: they enforce
+                                      rules' canary versions (default 1; 0 with one instance)
               --base-port=P           check-service P, rules-service P+1, budget-rebalancer P+2,
                                       further check-service instances P+3, P+4, ... (default %d)
               --check-port=P          the first check-service instance (overrides --base-port)
@@ -54,6 +58,9 @@ public record StackOptions(String address, int checkPort, int extraCheckPort, in
     public StackOptions {
         if (checkInstances < 1 || checkInstances > MAX_CHECK_INSTANCES) {
             throw new IllegalArgumentException("--check-instances must be between 1 and " + MAX_CHECK_INSTANCES + ", was " + checkInstances);
+        }
+        if (canaryPods < 0 || canaryPods > checkInstances) {
+            throw new IllegalArgumentException("--canary-pods must be between 0 and --check-instances (" + checkInstances + "), was " + canaryPods);
         }
         if (devToken == null || devToken.isBlank() || devToken.chars().anyMatch(c -> c <= ' ' || c == '\'' || c == '"')) {
             throw new IllegalArgumentException("--dev-token must be non-empty, without spaces or quotes (it goes into curl commands)");
@@ -95,6 +102,7 @@ public record StackOptions(String address, int checkPort, int extraCheckPort, in
         Integer rules = null;
         Integer rebalancer = null;
         int instances = 2;
+        Integer canaries = null;
         String address = "127.0.0.1";
         String token = DEFAULT_TOKEN;
         boolean demo = true;
@@ -113,6 +121,7 @@ public record StackOptions(String address, int checkPort, int extraCheckPort, in
                 case "rules-port" -> rules = integer(name, value);
                 case "rebalancer-port" -> rebalancer = integer(name, value);
                 case "check-instances" -> instances = integer(name, value);
+                case "canary-pods" -> canaries = integer(name, value);
                 case "address" -> address = required(name, value);
                 case "dev-token" -> token = required(name, value);
                 case "no-demo-rules" -> demo = flag(name, value);
@@ -128,7 +137,9 @@ public record StackOptions(String address, int checkPort, int extraCheckPort, in
         }
         int b = base == null ? DEFAULT_BASE_PORT : base;
         return new StackOptions(address, check == null ? b : check, extra == null ? b + 3 : extra,
-                rules == null ? b + 1 : rules, rebalancer == null ? b + 2 : rebalancer, instances, token, demo, properties);
+                rules == null ? b + 1 : rules, rebalancer == null ? b + 2 : rebalancer, instances,
+                // one pod alone is no canary: there would be nothing to compare it with
+                canaries == null ? (instances > 1 ? 1 : 0) : canaries, token, demo, properties);
     }
 
     /** The check-service instances' ports, first instance first. */
@@ -139,6 +150,11 @@ public record StackOptions(String address, int checkPort, int extraCheckPort, in
             ports.add(extraCheckPort + i - 1);
         }
         return List.copyOf(ports);
+    }
+
+    /** Whether the check-service instance at {@code index} (0 for the first) is a canary pod: the last {@code canaryPods} are. */
+    public boolean canaryPod(int index) {
+        return index >= checkInstances - canaryPods;
     }
 
     /** Every port the stack's services take, by what takes it. */

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +22,13 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
+import static dev.tollgate.devstack.Probes.DOMAIN;
+import static dev.tollgate.devstack.Probes.KEYS_PER_POD;
+import static dev.tollgate.devstack.Probes.STRICT;
+import static dev.tollgate.devstack.Probes.awaitTrue;
+import static dev.tollgate.devstack.Probes.drained;
+import static dev.tollgate.devstack.Probes.tokenBucket;
+import static dev.tollgate.devstack.Probes.untilVerdict;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -33,22 +39,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rules-service is down enforces its saved snapshot.
  *
  * <p>The pods run with every optimization on, as in production, so each probe is built so that no local
- * answer can hide or delay the change: the deny cache remembers a "no" per key for up to a second, so a
- * change from deny to allow is probed on keys never probed before (each drained beforehand by a single
- * allowed check, which leaves nothing in any cache); the override, which is per account and so cannot
+ * answer can hide or delay the change ({@link Probes}); the override, which is per account and so cannot
  * use fresh keys, goes the other way (allow to deny) on a bucket too small to be leased.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RulesPropagationIT {
 
     private static final Duration REQUIREMENT = Duration.ofSeconds(2);
-    /** How long a probe keeps trying, past the requirement, so that a slow result is still measured. */
-    private static final Duration PROBE_FOR = Duration.ofSeconds(3);
-    private static final long PROBE_PAUSE_MS = 15;
-    /** Enough fresh keys to probe one pod for {@link #PROBE_FOR}. */
-    private static final int KEYS_PER_POD = 180;
-    private static final String DOMAIN = "public-api";
-    private static final String STRICT = "\"rate_per_s\":1,\"period_s\":3600,\"burst\":1";
 
     private static DevStack stack;
     private static AdminClient admin;
@@ -188,44 +185,6 @@ class RulesPropagationIT {
         return rule;
     }
 
-    private static String tokenBucket(String limit) {
-        return "{\"domain\":\"" + DOMAIN + "\",\"match\":{\"plan\":\"growth\"},\"algorithm\":\"token_bucket\"," + limit + "}";
-    }
-
-    /**
-     * Fresh keys whose bucket (burst 1, one token an hour) each single check empties: the next check of any
-     * of them is a deny from the store, and none of them is in a pod's deny cache.
-     */
-    private static List<String> drained(Pod pod, String rule, int count) {
-        List<String> keys = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            String key = "acct_" + UUID.randomUUID().toString().substring(0, 13);
-            assertThat(pod.verdict(DOMAIN, rule, key)).isEqualTo("allow");
-            keys.add(key);
-        }
-        return keys;
-    }
-
-    /** Milliseconds from {@code sentNanos} until the pod first answers {@code expected}, each probe on the next key. */
-    private static long untilVerdict(Pod pod, String rule, Iterator<String> keys, String expected, long sentNanos) {
-        int probes = 0;
-        String last = null;
-        while (keys.hasNext()) {
-            last = pod.verdict(DOMAIN, rule, keys.next());
-            probes++;
-            long elapsed = Duration.ofNanos(System.nanoTime() - sentNanos).toMillis();
-            if (last.equals(expected)) {
-                return elapsed;
-            }
-            if (elapsed > PROBE_FOR.toMillis()) {
-                break;
-            }
-            sleepMs(PROBE_PAUSE_MS);
-        }
-        throw new AssertionError(pod + " still answered " + last + " for " + rule + " after " + probes + " probes over "
-                + Duration.ofNanos(System.nanoTime() - sentNanos).toMillis() + " ms");
-    }
-
     /** Both pods probed at once, each on its own thread. */
     private static long[] both(Supplier<Long> podA, Supplier<Long> podB) {
         CompletableFuture<Long> first = CompletableFuture.supplyAsync(podA);
@@ -254,39 +213,11 @@ class RulesPropagationIT {
         };
     }
 
-    private static void awaitTrue(Duration timeout, String what, Supplier<Boolean> condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            try {
-                if (condition.get()) {
-                    return;
-                }
-            } catch (RuntimeException | AssertionError e) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("gave up waiting for " + what, e);
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("gave up after " + timeout.toMillis() + " ms waiting for " + what);
-            }
-            sleepMs(100);
-        }
-    }
-
     private static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    private static void sleepMs(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
         }
     }
 }

@@ -21,6 +21,19 @@ class StackOptionsTest {
         assertThat(options.address()).isEqualTo("127.0.0.1");
         assertThat(options.devToken()).isEqualTo("dev-token");
         assertThat(options.demoRules()).isTrue();
+        assertThat(options.canaryPod(0)).isFalse();
+        assertThat(options.canaryPod(1)).as("the second pod is a canary pod").isTrue();
+    }
+
+    @Test
+    void theLastPodsAreTheCanaryPodsAndOnePodAloneIsNone() {
+        StackOptions three = StackOptions.parse("--check-instances=3", "--canary-pods=2");
+        assertThat(List.of(three.canaryPod(0), three.canaryPod(1), three.canaryPod(2))).containsExactly(false, true, true);
+
+        assertThat(StackOptions.parse("--check-instances=1").canaryPod(0)).isFalse();
+        assertThat(StackOptions.parse("--canary-pods=0").canaryPod(1)).isFalse();
+        assertThatThrownBy(() -> StackOptions.parse("--canary-pods=3"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--canary-pods must be between 0 and --check-instances (2)");
     }
 
     @Test

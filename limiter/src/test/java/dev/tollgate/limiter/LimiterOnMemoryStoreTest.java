@@ -107,6 +107,28 @@ class LimiterOnMemoryStoreTest {
     }
 
     @Test
+    void reportsEveryDenyByTheRuleVersionThatDeniedItAndWhetherInShadow() throws Exception {
+        List<String> denied = new java.util.concurrent.CopyOnWriteArrayList<>();
+        UsageSink usage = new UsageSink() {
+            @Override
+            public void admitted(String ruleId, String key, long cost) {
+            }
+
+            @Override
+            public void denied(String ruleId, long version, boolean shadow, long cost) {
+                denied.add(ruleId + " v" + version + (shadow ? " shadow " : " ") + cost);
+            }
+        };
+        Limiter limiter = builder(Optimizations.NONE, bulk.withVersion(7), perIp.withMode(Mode.SHADOW).withVersion(3)).usage(usage).build();
+        for (int i = 0; i < 3; i++) {
+            check(limiter, CheckEntry.of("bulk", "u1", 10));
+            check(limiter, CheckEntry.of("login-ip", "203.0.113.9", 1));
+        }
+
+        assertThat(denied).as("the third of each: a bucket of 20 spent by 10s, a log of 2").containsExactly("bulk v7 10", "login-ip v3 shadow 1");
+    }
+
+    @Test
     void reportsUsageOnlyOfLimitsSplitAcrossRegionsSoASprayOfCallerChosenKeysNeverReachesTheRebalancer() throws Exception {
         // every admitted entry was reported, so a spray of distinct IPs filled the region's usage
         // (and the recorder's cap on keys per interval) and each IP got region_budget rows in every snapshot

@@ -65,6 +65,26 @@ class RulesStoreSchemaIT extends ServiceTestBase {
         assertThat(storeRevision()).isEqualTo(before + 1);
     }
 
+    @Test
+    void aCanaryIsAboveItsRulesVersionAndGoesWithItsRuleLeavingATombstone() {
+        String id = uniqueId("s");
+        insertRule(id, "growth", null, "token_bucket", 10, 10, 1);
+        assertThatThrownBy(() -> insertCanary(id, 1, 1)).hasStackTraceContaining("rule_canaries_above_base");
+        insertCanary(id, 1, 2);
+        long before = storeRevision();
+
+        jdbc.sql("DELETE FROM rules WHERE rule_id = ?").param(id).update();
+
+        assertThat(jdbc.sql("SELECT count(*) FROM rule_canaries WHERE rule_id = ?").param(id).query(Long.class).single()).isZero();
+        assertThat(jdbc.sql("SELECT count(*) FROM watch_tombstones WHERE rule_id = ? AND entity = 'rule_canary' AND revision > ?")
+                .params(id, before).query(Long.class).single()).isEqualTo(1);
+    }
+
+    private void insertCanary(String id, long base, long version) {
+        jdbc.sql("INSERT INTO rule_canaries (rule_id, base_version, version, body) VALUES (?, ?, ?, CAST(? AS jsonb))")
+                .params(id, base, version, "{\"id\":\"" + id + "\"}").update();
+    }
+
     private void insertRule(String id, String plan, String route, String algorithm, int rate, int burst, int maxCost) {
         jdbc.sql("INSERT INTO rules (rule_id, domain, match_plan, match_route, algorithm, rate_per_s, burst, max_cost)"
                         + " VALUES (?, 'public-api', ?, ?, ?, ?, ?, ?)")

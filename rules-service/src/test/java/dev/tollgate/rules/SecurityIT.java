@@ -30,6 +30,7 @@ class SecurityIT extends ServiceTestBase {
         LIST_RULES("GET", "/v1/rules", null, TestTokens.READ),
         READ_RULE("GET", "/v1/rules/" + RULE, null, TestTokens.READ),
         READ_VERSIONS("GET", "/v1/rules/" + RULE + "/versions", null, TestTokens.READ),
+        READ_CANARY("GET", "/v1/rules/" + RULE + "/canary", null, TestTokens.READ),
         LIST_OVERRIDES("GET", "/v1/overrides", null, TestTokens.READ),
         USAGE("GET", "/v1/keys/acct_1/usage", null, TestTokens.READ),
         HOT_KEYS("GET", "/v1/hot-keys", null, TestTokens.READ),
@@ -41,6 +42,11 @@ class SecurityIT extends ServiceTestBase {
                 + "\"algorithm\":\"token_bucket\",\"rate_per_s\":100,\"burst\":200}", TestTokens.ADMIN),
         DELETE_RULE("DELETE", "/v1/rules/" + RULE, null, TestTokens.ADMIN),
         SHADOW("POST", "/v1/rules/" + RULE + ":shadow", null, TestTokens.ADMIN),
+        // no If-Match and no canary: 428 and 404 once let in
+        PUT_CANARY("PUT", "/v1/rules/" + RULE + "?rollout=canary", "{\"domain\":\"public-api\",\"match\":{\"plan\":\"growth\"},"
+                + "\"algorithm\":\"token_bucket\",\"rate_per_s\":150,\"burst\":200}", TestTokens.ADMIN),
+        PROMOTE("POST", "/v1/rules/" + RULE + ":promote", null, TestTokens.ADMIN),
+        ROLLBACK("POST", "/v1/rules/" + RULE + ":rollback", null, TestTokens.ADMIN),
         POST_OVERRIDE("POST", "/v1/overrides", "{\"account_id\":\"a\",\"rule_id\":\"" + RULE + "\"}", TestTokens.ADMIN),
         DELETE_OVERRIDE("DELETE", "/v1/overrides/a/" + RULE, null, TestTokens.ADMIN),
         // a dry run, so that letting it in stores nothing
@@ -169,6 +175,7 @@ class SecurityIT extends ServiceTestBase {
         assertThat(docs.status).isEqualTo(200);
         assertThat(docs.json().get("paths").propertyNames())
                 .contains("/v1/rules/{id}", "/v1/rules/{id}:shadow", "/v1/rules/{id}:enforce", "/v1/rules/{id}/versions",
+                        "/v1/rules/{id}/canary", "/v1/rules/{id}:promote", "/v1/rules/{id}:rollback",
                         "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/hot-keys", "/v1/watch", "/v1/imports/envoy-ratelimit",
                         "/v1/config:apply", "/v1/config:diff", "/v1/config:export");
         JsonNode rule = docs.json().get("components").get("schemas").get("Rule").get("properties");

@@ -133,6 +133,21 @@ class StoreOutageIT {
         assertProblem(api.get("/v1/hot-keys?limit=0"), 400, "bad_request");
     }
 
+    @Test
+    void aCanarysRatesAnswer503WhileTheCounterStoreIsDownAndTheCanaryItselfServes() {
+        String id = ServiceTestBase.uniqueId("canaried");
+        assertThat(retryUntilNot503(() -> api.put("/v1/rules/" + id, ServiceTestBase.tokenBucket("public-api", 100, 200))).status).isEqualTo(201);
+        Api.Response canary = api.request("PUT", "/v1/rules/" + id + "?rollout=canary").ifMatch(1)
+                .body(ServiceTestBase.tokenBucket("public-api", 300, 600)).send();
+        assertThat(canary.status).as(canary.body).isEqualTo(201);
+
+        Api.Response rates = api.get("/v1/rules/" + id + "/canary/rates");
+
+        assertProblem(rates, 503, "store_unavailable");
+        assertThat(rates.json().get("store").asString()).isEqualTo("counters");
+        assertThat(api.get("/v1/rules/" + id + "/canary").status).as("PostgreSQL's part").isEqualTo(200);
+    }
+
     private static Api.Response retryUntilNot503(java.util.function.Supplier<Api.Response> call) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         Api.Response response = call.get();

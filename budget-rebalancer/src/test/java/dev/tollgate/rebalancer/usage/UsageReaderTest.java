@@ -174,6 +174,11 @@ class UsageReaderTest {
         }
 
         @Override
+        public CompletableFuture<Long> denied(String ruleId, long version, boolean shadow, long windowStart) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public CompletableFuture<dev.tollgate.store.read.FleetHotKeys> hotKeys(String region) {
             throw new UnsupportedOperationException();
         }

@@ -183,13 +183,16 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param retry           how long a pod waits after a failed watch call
      * @param clientCredentials the watch token from an OAuth2 issuer, renewed before it expires: instead of
      *                        {@code token} or {@code tokenFile}
+     * @param canary          a canary pod: it enforces each rule's canary version (PUT /v1/rules/{id}?rollout=canary)
+     *                        in place of the rule until the canary is promoted or rolled back; other pods never do
      */
     public record Rules(String file, String serviceUrl, String token, String tokenFile,
                         @DefaultValue("tollgate-rules-snapshot.json") @NotBlank String snapshotFile,
                         @DefaultValue("2s") @DurationMin(millis = 1) Duration connectTimeout,
                         @DefaultValue("35s") @DurationMin(seconds = 1) Duration pollTimeout,
                         @DefaultValue("128MB") DataSize maxSnapshotSize, String sslBundle,
-                        @Valid @DefaultValue Retry retry, @Valid @DefaultValue ClientCredentials clientCredentials) {
+                        @Valid @DefaultValue Retry retry, @Valid @DefaultValue ClientCredentials clientCredentials,
+                        @DefaultValue("false") boolean canary) {
 
         /** At most one way to the watch token. */
         @AssertTrue(message = "set at most one of tollgate.rules.token, tollgate.rules.token-file and tollgate.rules.client-credentials.*")
@@ -218,7 +221,7 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
         @Override
         public String toString() {
             return "Rules[file=" + file + ", serviceUrl=" + serviceUrl + ", token=" + (hasText(token) ? "****" : "none")
-                    + ", tokenFile=" + tokenFile + ", clientCredentials=" + clientCredentials + "]";
+                    + ", tokenFile=" + tokenFile + ", clientCredentials=" + clientCredentials + ", canary=" + canary + "]";
         }
     }
 

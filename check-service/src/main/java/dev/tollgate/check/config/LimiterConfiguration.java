@@ -164,7 +164,8 @@ class LimiterConfiguration {
         RulesFeed feed = RulesFeed.of(http.getObject(), new RulesFeed.Settings(URI.create(rules.serviceUrl()),
                 watchToken(rules, http, sslBundles, registry, clock), rules.connectTimeout(), rules.pollTimeout(), sslBundle(sslBundles, rules.sslBundle()),
                 rules.maxSnapshotSize().toBytes()));
-        RulesWatcher.WatchSettings watch = new RulesWatcher.WatchSettings(Path.of(rules.snapshotFile()), rules.retry().first(), rules.retry().max());
+        RulesWatcher.WatchSettings watch = new RulesWatcher.WatchSettings(Path.of(rules.snapshotFile()), rules.retry().first(), rules.retry().max(),
+                rules.canary());
         return new RulesWatcher(feed, watch, (SnapshotRuleBook) ruleBook, descriptors, json, registry);
     }
 

@@ -42,6 +42,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * with the shared validator exactly as it checks a snapshot, and swaps a good one in at once, whole. A
  * failed poll is tried again after a jittered, capped backoff ({@link Backoff}).
  *
+ * <p>What it holds and saves is the snapshot as sent, canaries included; what it enforces is that snapshot as this pod
+ * enforces it ({@link RuleSnapshot#enforcedBy}): a canary pod each rule's canary in its place, any other pod the rules
+ * as promoted. So a canary promoted or rolled back is one more delta, and a pod restarted as the other kind enforces
+ * what that kind enforces from its saved snapshot.
+ *
  * <p>A rules outage never blocks traffic: the pod goes on with its last good snapshot, which is also
  * saved to local disk so that a pod restarted while rules-service is down still enforces its rules.
  * A snapshot or delta that fails validation is refused whole and counted; the pod keeps the one before
@@ -98,14 +103,15 @@ public final class RulesWatcher implements AutoCloseable {
      * @param snapshotFile where the last good snapshot is kept across restarts
      * @param retryFirst   the ceiling of the first wait after a failed poll
      * @param retryMax     the ceiling of any wait between failed polls
+     * @param canary       whether this is a canary pod, which enforces rules' canary versions in their place
      */
-    public record WatchSettings(Path snapshotFile, Duration retryFirst, Duration retryMax) {
+    public record WatchSettings(Path snapshotFile, Duration retryFirst, Duration retryMax, boolean canary) {
 
         public static final Duration DEFAULT_RETRY_FIRST = Duration.ofMillis(200);
         public static final Duration DEFAULT_RETRY_MAX = Duration.ofSeconds(10);
 
         public WatchSettings(Path snapshotFile) {
-            this(snapshotFile, DEFAULT_RETRY_FIRST, DEFAULT_RETRY_MAX);
+            this(snapshotFile, DEFAULT_RETRY_FIRST, DEFAULT_RETRY_MAX, false);
         }
     }
 
@@ -284,18 +290,21 @@ public final class RulesWatcher implements AutoCloseable {
         return new IOException("refused the watch answer: " + why, cause);
     }
 
+    /** Validates and swaps in what this pod enforces of {@code snapshot}, which it then holds as sent. */
     private boolean accept(RuleSnapshot snapshot, String what) {
-        List<Violation> violations = validator.validate(snapshot);
+        RuleSnapshot enforced = snapshot.enforcedBy(settings.canary());
+        List<Violation> violations = validator.validate(enforced);
         if (!violations.isEmpty()) {
             rejected.get(Refusal.INVALID).increment();
             log.error("refusing rules {}: {}; still enforcing {}", what, violations, inForce());
             return false;
         }
-        rules.apply(snapshot);
-        descriptors.apply(snapshot.descriptorDomains());
+        rules.apply(enforced);
+        descriptors.apply(enforced.descriptorDomains());
         held = snapshot;
-        log.info("enforcing rules {} ({} rules, {} overrides, {} budgets, {} descriptor domains)", what,
-                snapshot.rules().size(), snapshot.overrides().size(), snapshot.regionBudgets().size(), snapshot.descriptorDomains().size());
+        log.info("enforcing rules {} ({} rules, {} overrides, {} budgets, {} descriptor domains, {} canaries{})", what,
+                enforced.rules().size(), enforced.overrides().size(), enforced.regionBudgets().size(), enforced.descriptorDomains().size(),
+                snapshot.canaries().size(), snapshot.canaries().isEmpty() ? "" : settings.canary() ? " in force: a canary pod" : " not in force");
         return true;
     }
 

@@ -42,9 +42,7 @@ class DeltaFeedIT {
         JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
         Path saved = dir.resolve("snapshot.json");
         try (FakeWatchFeed feed = new FakeWatchFeed()) {
-            RulesFeed transport = RulesFeed.of(RestClient.builder(), new RulesFeed.Settings(URI.create(feed.url()), WatchToken.NONE,
-                    Duration.ofSeconds(2), Duration.ofSeconds(5), null, RulesFeed.DEFAULT_MAX_BYTES));
-            RulesWatcher watcher = new RulesWatcher(transport, new RulesWatcher.WatchSettings(saved), rules, json, registry);
+            RulesWatcher watcher = new RulesWatcher(transport(feed), new RulesWatcher.WatchSettings(saved), rules, json, registry);
             feed.publish(1, """
                     {"kind": "snapshot", "revision": 1, "region": "eu-west", "rules": [%s],
                      "region_budgets": [{"rule_id": "rule-a", "limit_key": "acct_1", "region": "eu-west", "share": 0.25}]}""".formatted(RULE_A));
@@ -100,6 +98,51 @@ class DeltaFeedIT {
             assertThat(rules.find("public-api", "rule-b", "acct_1")).isNull();
             watcher.close();
         }
+    }
+
+    /**
+     * Both pods hold the canary and save it; the canary pod enforces it in place of its rule, the other pod the rule as
+     * promoted, and a rollback (the canary deleted) puts the canary pod back on the rule.
+     */
+    @Test
+    void aCanaryPodEnforcesTheCanaryInPlaceOfItsRuleAndAnyOtherPodTheRule() throws Exception {
+        JsonMapper json = WireFormat.configure(JsonMapper.builder()).build();
+        SnapshotRuleBook stableRules = new SnapshotRuleBook(Clock.systemUTC(), "eu-west", 0.5);
+        SnapshotRuleBook canaryRules = new SnapshotRuleBook(Clock.systemUTC(), "eu-west", 0.5);
+        Path canarySaved = dir.resolve("canary.json");
+        try (FakeWatchFeed feed = new FakeWatchFeed();
+             RulesWatcher stable = new RulesWatcher(transport(feed), new RulesWatcher.WatchSettings(dir.resolve("stable.json")), stableRules,
+                     json, new SimpleMeterRegistry());
+             RulesWatcher canary = new RulesWatcher(transport(feed), new RulesWatcher.WatchSettings(canarySaved,
+                     RulesWatcher.WatchSettings.DEFAULT_RETRY_FIRST, RulesWatcher.WatchSettings.DEFAULT_RETRY_MAX, true), canaryRules, json,
+                     new SimpleMeterRegistry())) {
+            feed.publish(1, """
+                    {"kind": "snapshot", "revision": 1, "region": "eu-west", "rules": [%s]}""".formatted(RULE_A));
+            stable.pollOnce();
+            canary.pollOnce();
+            String canaryVersion = RULE_A.replace("\"burst\": 1", "\"burst\": 7").replace("\"version\": 1", "\"version\": 2");
+            feed.publish(2, """
+                    {"kind": "delta", "from": 1, "revision": 2, "region": "eu-west", "canaries": [%s]}""".formatted(canaryVersion));
+            stable.pollOnce();
+            canary.pollOnce();
+
+            assertThat(canaryRules.find("public-api", "rule-a", "acct_1").version()).isEqualTo(2);
+            assertThat(stableRules.find("public-api", "rule-a", "acct_1").version()).as("never the canary").isEqualTo(1);
+            assertThat(json.readValue(Files.readAllBytes(canarySaved), RuleSnapshot.class).canaries()).as("saved as sent")
+                    .extracting(r -> r.version()).containsExactly(2L);
+            assertThat(json.readValue(Files.readAllBytes(canarySaved), RuleSnapshot.class).rules()).extracting(r -> r.version()).containsExactly(1L);
+
+            feed.publish(3, """
+                    {"kind": "delta", "from": 2, "revision": 3, "region": "eu-west", "deleted": {"canaries": ["rule-a"]}}""");
+            canary.pollOnce();
+            assertThat(canaryRules.revision()).hasValue(3);
+            assertThat(canaryRules.find("public-api", "rule-a", "acct_1").version()).as("rolled back").isEqualTo(1);
+        }
+    }
+
+    private static RulesFeed transport(FakeWatchFeed feed) {
+        return RulesFeed.of(RestClient.builder(), new RulesFeed.Settings(URI.create(feed.url()), WatchToken.NONE,
+                Duration.ofSeconds(2), Duration.ofSeconds(5), null, RulesFeed.DEFAULT_MAX_BYTES));
     }
 
     private static double rejected(MeterRegistry registry, String reason) {

@@ -51,7 +51,7 @@ class RulesWatcherIT {
         });
         try (FakeWatchFeed feed = new FakeWatchFeed();
              RulesWatcher watcher = new RulesWatcher(transport(http, feed),
-                     new RulesWatcher.WatchSettings(dir.resolve("snapshot.json"), Duration.ofMillis(20), Duration.ofMillis(100)),
+                     new RulesWatcher.WatchSettings(dir.resolve("snapshot.json"), Duration.ofMillis(20), Duration.ofMillis(100), false),
                      rules, json, registry)) {
             feed.publish(1, snapshot(1));
             watcher.start();

@@ -19,7 +19,8 @@ import java.util.TreeMap;
  *
  * <p>Deletions go first, then upserts, so a row deleted and created again after {@code from} ends up
  * present. A deleted rule takes its overrides and budget rows with it, as its foreign keys do in the
- * store, even when it was created again: any of them that exist now are among the upserts. The result holds only the answer's region's budget rows and only the overrides active at
+ * store, even when it was created again: any of them that exist now are among the upserts. The same for its
+ * canary. The result holds only the answer's region's budget rows and only the overrides active at
  * {@code now}, as a snapshot served at {@code now} would.
  */
 public final class DeltaMerge {
@@ -85,12 +86,19 @@ public final class DeltaMerge {
         deleted.descriptorDomains().forEach(domains::remove);
         changes.descriptorDomains().forEach(d -> domains.put(d.domain(), d));
 
+        Map<String, Rule> canaries = new TreeMap<>();
+        held.canaries().forEach(canary -> canaries.put(canary.id(), canary));
+        deleted.canaries().forEach(canaries::remove);
+        goneRules.forEach(canaries::remove);
+        changes.canaries().forEach(canary -> canaries.put(canary.id(), canary));
+
         List<AccountOverride> active = new ArrayList<>(overrides.values());
         active.removeIf(o -> !o.activeAt(now));
         List<RegionBudget> shares = new ArrayList<>(budgets.values());
         shares.sort(BUDGETS);
         active.sort(OVERRIDES);
-        return new RuleSnapshot(changes.revision(), List.copyOf(rules.values()), active, shares, List.copyOf(domains.values()));
+        return new RuleSnapshot(changes.revision(), List.copyOf(rules.values()), active, shares, List.copyOf(domains.values()),
+                List.copyOf(canaries.values()));
     }
 
 }

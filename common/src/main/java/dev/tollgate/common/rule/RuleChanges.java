@@ -1,5 +1,6 @@
 package dev.tollgate.common.rule;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tollgate.common.descriptor.DescriptorDomain;
 
 import java.util.List;
@@ -20,28 +21,35 @@ import java.util.List;
  * @param overrides     likewise the overrides (a delta may carry one that has expired since)
  * @param regionBudgets likewise the region's budget rows
  * @param descriptorDomains likewise the descriptor mappings
- * @param deleted       for a delta, what went after {@code from}; a rule's overrides and budget rows go with it
+ * @param canaries      likewise the rules' canary versions ({@link RuleSnapshot#canaries}); left out of the JSON when none
+ * @param deleted       for a delta, what went after {@code from}; a rule's overrides, budget rows and canary go with it
  */
 public record RuleChanges(Kind kind, Long from, long revision, String region, List<Rule> rules, List<AccountOverride> overrides,
-                          List<RegionBudget> regionBudgets, List<DescriptorDomain> descriptorDomains, Deleted deleted) {
+                          List<RegionBudget> regionBudgets, List<DescriptorDomain> descriptorDomains,
+                          @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Rule> canaries, Deleted deleted) {
 
     public enum Kind { SNAPSHOT, DELTA }
 
-    /** The keys of what went; a budget row's region is the answer's. */
+    /**
+     * The keys of what went; a budget row's region is the answer's.
+     *
+     * @param canaries the ids of the rules whose canary went (promoted or rolled back) while the rule stays
+     */
     public record Deleted(List<String> rules, List<OverrideKey> overrides, List<BudgetKey> regionBudgets,
-                          List<String> descriptorDomains) {
+                          List<String> descriptorDomains, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> canaries) {
 
-        public static final Deleted NOTHING = new Deleted(List.of(), List.of(), List.of(), List.of());
+        public static final Deleted NOTHING = new Deleted(List.of(), List.of(), List.of(), List.of(), List.of());
 
         public Deleted {
             rules = rules == null ? List.of() : List.copyOf(rules);
             overrides = overrides == null ? List.of() : List.copyOf(overrides);
             regionBudgets = regionBudgets == null ? List.of() : List.copyOf(regionBudgets);
             descriptorDomains = descriptorDomains == null ? List.of() : List.copyOf(descriptorDomains);
+            canaries = canaries == null ? List.of() : List.copyOf(canaries);
         }
 
         public int size() {
-            return rules.size() + overrides.size() + regionBudgets.size() + descriptorDomains.size();
+            return rules.size() + overrides.size() + regionBudgets.size() + descriptorDomains.size() + canaries.size();
         }
     }
 
@@ -56,6 +64,7 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
         overrides = overrides == null ? List.of() : List.copyOf(overrides);
         regionBudgets = regionBudgets == null ? List.of() : List.copyOf(regionBudgets);
         descriptorDomains = descriptorDomains == null ? List.of() : List.copyOf(descriptorDomains);
+        canaries = canaries == null ? List.of() : List.copyOf(canaries);
         if (kind == Kind.DELTA && from == null) {
             throw new IllegalArgumentException("a delta names the revision it applies to (from)");
         }
@@ -67,12 +76,13 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
     /** Everything in {@code snapshot}, whose budget rows are {@code region}'s (every region's when null). */
     public static RuleChanges snapshot(RuleSnapshot snapshot, String region) {
         return new RuleChanges(Kind.SNAPSHOT, null, snapshot.revision(), region, snapshot.rules(), snapshot.overrides(),
-                snapshot.regionBudgets(), snapshot.descriptorDomains(), null);
+                snapshot.regionBudgets(), snapshot.descriptorDomains(), snapshot.canaries(), null);
     }
 
     public static RuleChanges delta(long from, long revision, String region, List<Rule> rules, List<AccountOverride> overrides,
-                                    List<RegionBudget> regionBudgets, List<DescriptorDomain> descriptorDomains, Deleted deleted) {
-        return new RuleChanges(Kind.DELTA, from, revision, region, rules, overrides, regionBudgets, descriptorDomains, deleted);
+                                    List<RegionBudget> regionBudgets, List<DescriptorDomain> descriptorDomains, List<Rule> canaries,
+                                    Deleted deleted) {
+        return new RuleChanges(Kind.DELTA, from, revision, region, rules, overrides, regionBudgets, descriptorDomains, canaries, deleted);
     }
 
     /** Whether this replaces what a pod holds instead of changing it. */
@@ -87,7 +97,7 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
 
     /** Rows this carries, deletions included: what the feed's size cap counts before it writes a byte. */
     public int rowCount() {
-        return rules.size() + overrides.size() + regionBudgets.size() + descriptorDomains.size() + deletions().size();
+        return rules.size() + overrides.size() + regionBudgets.size() + descriptorDomains.size() + canaries.size() + deletions().size();
     }
 
     /** This snapshot as a pod holds it; only for {@link #replacesAll()}. */
@@ -95,6 +105,6 @@ public record RuleChanges(Kind kind, Long from, long revision, String region, Li
         if (!replacesAll()) {
             throw new IllegalStateException("a delta is not a snapshot: apply it to one with DeltaMerge");
         }
-        return new RuleSnapshot(revision, rules, overrides, regionBudgets, descriptorDomains);
+        return new RuleSnapshot(revision, rules, overrides, regionBudgets, descriptorDomains, canaries);
     }
 }

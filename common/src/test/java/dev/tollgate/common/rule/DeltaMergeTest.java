@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -50,8 +51,8 @@ class DeltaMergeTest {
                 List.of(budget("a", "k1", REGION, 0.5), budget("b", "k1", REGION, 0.5), budget("b", "k2", REGION, 0.4)),
                 List.of(domain("d1", "a"), domain("d2", "b")));
         RuleChanges delta = RuleChanges.delta(4, 6, REGION, List.of(rule("a", 2), rule("c", 1)), List.of(override("y", "a", 20)),
-                List.of(budget("a", "k2", REGION, 0.7)), List.of(domain("d1", "c")),
-                new RuleChanges.Deleted(List.of("b"), List.of(new RuleChanges.OverrideKey("x", "a")), List.of(), List.of("d2")));
+                List.of(budget("a", "k2", REGION, 0.7)), List.of(domain("d1", "c")), List.of(),
+                new RuleChanges.Deleted(List.of("b"), List.of(new RuleChanges.OverrideKey("x", "a")), List.of(), List.of("d2"), List.of()));
 
         RuleSnapshot merged = DeltaMerge.apply(held, delta, NOW);
 
@@ -65,8 +66,8 @@ class DeltaMergeTest {
     @Test
     void aRowDeletedAndCreatedAgainInOneDeltaIsPresent() {
         RuleSnapshot held = new RuleSnapshot(4, List.of(rule("a", 1)), List.of(override("x", "a", 1)), List.of());
-        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(rule("a", 7)), List.of(), List.of(), List.of(),
-                new RuleChanges.Deleted(List.of("a"), List.of(), List.of(), List.of()));
+        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(rule("a", 7)), List.of(), List.of(), List.of(), List.of(),
+                new RuleChanges.Deleted(List.of("a"), List.of(), List.of(), List.of(), List.of()));
 
         RuleSnapshot merged = DeltaMerge.apply(held, delta, NOW);
 
@@ -79,19 +80,53 @@ class DeltaMergeTest {
         RuleSnapshot held = new RuleSnapshot(4, List.of(rule("a", 1)), List.of(),
                 List.of(budget("a", "k", REGION, 0.6), budget("a", "k", "eu-west", 0.4)));
 
-        RuleSnapshot merged = DeltaMerge.apply(held, RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), NOTHING), NOW);
+        RuleSnapshot merged = DeltaMerge.apply(held, RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), List.of(),
+                NOTHING), NOW);
 
         assertThat(merged.regionBudgets()).containsExactly(budget("a", "k", REGION, 0.6));
     }
 
     @Test
     void refusesADeltaFromAnotherRevisionOrWithNothingHeld() {
-        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), NOTHING);
+        RuleChanges delta = RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), List.of(), NOTHING);
 
         assertThatThrownBy(() -> DeltaMerge.apply(new RuleSnapshot(3, List.of(), List.of(), List.of()), delta, NOW))
                 .isInstanceOf(DeltaMerge.Mismatch.class).hasMessageContaining("holds revision 3");
         assertThatThrownBy(() -> DeltaMerge.apply(null, delta, NOW))
                 .isInstanceOf(DeltaMerge.Mismatch.class).hasMessageContaining("holds no snapshot");
+    }
+
+    @Test
+    void aCanaryComesAndGoesWithoutTouchingItsRuleAndGoesWithADeletedRule() {
+        RuleSnapshot held = new RuleSnapshot(4, List.of(rule("a", 1), rule("b", 1)), List.of(), List.of(), List.of(), List.of(rule("b", 3)));
+        RuleChanges written = RuleChanges.delta(4, 5, REGION, List.of(), List.of(), List.of(), List.of(), List.of(rule("a", 2)), NOTHING);
+
+        RuleSnapshot withCanary = DeltaMerge.apply(held, written, NOW);
+
+        assertThat(withCanary.rules()).containsExactly(rule("a", 1), rule("b", 1));
+        assertThat(withCanary.canaries()).containsExactly(rule("a", 2), rule("b", 3));
+
+        // a's canary promoted (the rule at its version, the canary gone), b deleted: its canary goes with it unlisted
+        RuleChanges promoted = RuleChanges.delta(5, 6, REGION, List.of(rule("a", 2)), List.of(), List.of(), List.of(), List.of(),
+                new RuleChanges.Deleted(List.of("b"), List.of(), List.of(), List.of(), List.of("a")));
+
+        RuleSnapshot after = DeltaMerge.apply(withCanary, promoted, NOW);
+
+        assertThat(after.rules()).containsExactly(rule("a", 2));
+        assertThat(after.canaries()).isEmpty();
+    }
+
+    @Test
+    void aCanaryPodEnforcesEachCanaryInPlaceOfItsRuleAndAnyOtherPodTheRules() {
+        RuleSnapshot held = new RuleSnapshot(4, List.of(rule("a", 1), rule("b", 1)), List.of(), List.of(), List.of(),
+                List.of(rule("b", 2), rule("orphan", 2)));
+
+        assertThat(held.enforcedBy(true).rules()).containsExactly(rule("a", 1), rule("b", 2));
+        assertThat(held.enforcedBy(false).rules()).containsExactly(rule("a", 1), rule("b", 1));
+        assertThat(held.enforcedBy(true).canaries()).as("in force or not at all, never held beside").isEmpty();
+        assertThat(held.enforcedBy(false).canaries()).isEmpty();
+        RuleSnapshot none = new RuleSnapshot(4, List.of(rule("a", 1)), List.of(), List.of());
+        assertThat(none.enforcedBy(true)).isSameAs(none);
     }
 
     /**
@@ -116,17 +151,18 @@ class DeltaMergeTest {
             assertThat(held.overrides()).containsExactlyInAnyOrderElementsOf(fresh.overrides());
             assertThat(held.regionBudgets()).containsExactlyInAnyOrderElementsOf(fresh.regionBudgets());
             assertThat(held.descriptorDomains()).containsExactlyInAnyOrderElementsOf(fresh.descriptorDomains());
+            assertThat(held.canaries()).containsExactlyInAnyOrderElementsOf(fresh.canaries());
         }
     }
 
     /** The store as the feed sees it: rows by key, children only of rules that exist (the foreign keys). */
     record Store(Map<String, Rule> rules, Map<RuleChanges.OverrideKey, AccountOverride> overrides,
-                 Map<RuleChanges.BudgetKey, RegionBudget> budgets, Map<String, DescriptorDomain> domains) {
+                 Map<RuleChanges.BudgetKey, RegionBudget> budgets, Map<String, DescriptorDomain> domains, Map<String, Rule> canaries) {
 
         RuleSnapshot snapshot(long revision) {
             return new RuleSnapshot(revision, List.copyOf(rules.values()),
                     overrides.values().stream().filter(o -> o.activeAt(NOW)).toList(), List.copyOf(budgets.values()),
-                    List.copyOf(domains.values()));
+                    List.copyOf(domains.values()), List.copyOf(canaries.values()));
         }
     }
 
@@ -134,10 +170,12 @@ class DeltaMergeTest {
         return RuleChanges.delta(from, to, REGION,
                 written(before.rules(), after.rules(), random), written(before.overrides(), after.overrides(), random),
                 written(before.budgets(), after.budgets(), random), written(before.domains(), after.domains(), random),
+                written(before.canaries(), after.canaries(), random),
                 new RuleChanges.Deleted(gone(before.rules(), after.rules()),
                         children(gone(before.overrides(), after.overrides()), RuleChanges.OverrideKey::ruleId, after, random),
                         children(gone(before.budgets(), after.budgets()), RuleChanges.BudgetKey::ruleId, after, random),
-                        gone(before.domains(), after.domains())));
+                        gone(before.domains(), after.domains()),
+                        children(gone(before.canaries(), after.canaries()), id -> id, after, random)));
     }
 
     /** Every row that changed, and some rewritten with the same values (the rebalancer does that). */
@@ -168,7 +206,11 @@ class DeltaMergeTest {
             Map<String, Rule> rules = ids.stream().collect(Collectors.toMap(id -> id, id -> rule(id, v + random.nextInt(2))));
             List<AccountOverride> overrides = new ArrayList<>();
             List<RegionBudget> budgets = new ArrayList<>();
+            Map<String, Rule> canaries = new TreeMap<>();
             for (String id : ids) {
+                if (random.nextBoolean()) {
+                    canaries.put(id, rule(id, 5 + random.nextInt(2)));
+                }
                 for (String account : List.of("x", "y")) {
                     if (random.nextBoolean()) {
                         Instant expires = expiry < 0 ? null : NOW.plusSeconds(expiry);
@@ -188,7 +230,7 @@ class DeltaMergeTest {
             return new Store(rules,
                     overrides.stream().collect(Collectors.toMap(o -> new RuleChanges.OverrideKey(o.accountId(), o.ruleId()), o -> o)),
                     budgets.stream().collect(Collectors.toMap(b -> new RuleChanges.BudgetKey(b.ruleId(), b.limitKey()), b -> b)),
-                    domainNames.stream().collect(Collectors.toMap(n -> n, n -> domain(n, ids.iterator().next()))));
+                    domainNames.stream().collect(Collectors.toMap(n -> n, n -> domain(n, ids.iterator().next()))), canaries);
         });
     }
 

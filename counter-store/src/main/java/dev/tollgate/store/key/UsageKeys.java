@@ -80,6 +80,24 @@ public final class UsageKeys {
         return "sd:{" + windowStart + "}";
     }
 
+    /**
+     * {@code vd:{<window start>}}: one hash per window whose fields ({@link #denialField}) are a rule's version and
+     * whether it was in shadow, and whose values are the cost the region's pods denied (or, in shadow, would have)
+     * by that version in it: how a rule's canary compares with the version the other pods enforce. A field per
+     * rule version that denied, so one hash, as {@link #shadowDenies}.
+     */
+    public static String versionDenies(long windowStart) {
+        return "vd:{" + windowStart + "}";
+    }
+
+    /** {@code <rule>:<version>:deny} or {@code <rule>:<version>:shadow_deny}; null for a rule id holding a ':' (no valid rule does). */
+    public static String denialField(String ruleId, long version, boolean shadow) {
+        if (ruleId.indexOf(':') >= 0) {
+            return null;
+        }
+        return ruleId + ':' + version + (shadow ? ":shadow_deny" : ":deny");
+    }
+
     /** {@code u:{<shard>}:<window start>}. */
     public static String window(int shard, long windowStart) {
         return "u:{" + shard + "}:" + windowStart;

@@ -32,6 +32,12 @@ public interface CounterReads {
     CompletableFuture<Long> shadowDenied(String ruleId, long windowStart);
 
     /**
+     * Cost the region's pods denied by one rule at {@code version} ({@code shadow}: would have denied, in shadow mode) in the
+     * usage window that starts at {@code windowStart} (s); 0 when none.
+     */
+    CompletableFuture<Long> denied(String ruleId, long version, boolean shadow, long windowStart);
+
+    /**
      * Every rule and key's admitted cost in one usage window, handed to {@code shards} one shard's hash at a
      * time as each is read (one call at a time, on the store's threads; read it with
      * {@link UsageWindow#forEach}), so the window is never held whole. Answers the fields read; fails unless

@@ -110,6 +110,16 @@ public final class SpringDataCounterReads implements CounterReads {
     }
 
     @Override
+    public CompletableFuture<Long> denied(String ruleId, long version, boolean shadow, long windowStart) {
+        String field = UsageKeys.denialField(ruleId, version, shadow);
+        if (field == null) {
+            return CompletableFuture.completedFuture(0L);
+        }
+        return send(() -> redis.<String, String>opsForHash().get(UsageKeys.versionDenies(windowStart), field).defaultIfEmpty("0"))
+                .thenApply(Long::parseLong);
+    }
+
+    @Override
     public CompletableFuture<Long> usageWindow(long windowStart, Consumer<Map<String, String>> shards) {
         // every shard at once (Lettuce pipelines them per node), each handed over as it arrives, not collected:
         // flatMap signals one shard at a time, in whatever order they answer; one that fails fails the window

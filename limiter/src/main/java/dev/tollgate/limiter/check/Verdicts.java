@@ -67,9 +67,12 @@ final class Verdicts {
                     applied[entry] = group.rule(i);
                     cost += entries.get(entry).costValue();
                 }
-                if (group.shadow() && result.verdict() == Verdict.DENY) {
-                    metrics.shadowDenied(result.rule());
-                    usage.shadowDenied(result.rule(), cost);
+                if (result.verdict() == Verdict.DENY) {
+                    if (group.shadow()) {
+                        metrics.shadowDenied(result.rule());
+                        usage.shadowDenied(result.rule(), cost);
+                    }
+                    usage.denied(result.rule(), group.rule(i).version(), group.shadow(), cost);
                 }
             }
         }

@@ -42,11 +42,16 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
     private record Counted(String ruleId, String key) {
     }
 
+    private record Denied(String ruleId, long version, boolean shadow) {
+    }
+
     /** One interval's counts, and how many distinct keys it holds (the cap is checked against it). */
     private static final class Interval {
         final Map<Counted, LongAdder> counts = new ConcurrentHashMap<>();
         /** Per rule, so bounded by the rules in force: no cap needed. */
         final Map<String, LongAdder> shadowDenies = new ConcurrentHashMap<>();
+        /** Per rule version: bounded by the rules in force and their canaries. */
+        final Map<Denied, LongAdder> denies = new ConcurrentHashMap<>();
         final AtomicInteger keys = new AtomicInteger();
         final long startMillis;
 
@@ -129,6 +134,15 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         }
     }
 
+    @Override
+    public void denied(String ruleId, long version, boolean shadow, long cost) {
+        try {
+            current.denies.computeIfAbsent(new Denied(ruleId, version, shadow), denied -> new LongAdder()).add(cost);
+        } catch (RuntimeException e) {
+            log.debug("deny not counted", e);
+        }
+    }
+
     /** Writes the interval that just ended; never throws (a scheduled task that throws is never run again). */
     private void flushQuietly() {
         try {
@@ -143,7 +157,7 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         long now = clock.millis();
         Interval done = current;
         current = new Interval(now);
-        if (done.counts.isEmpty() && done.shadowDenies.isEmpty()) {
+        if (done.counts.isEmpty() && done.shadowDenies.isEmpty() && done.denies.isEmpty()) {
             return;
         }
         long window = UsageKeys.windowStart(done.startMillis + (now - done.startMillis) / 2);
@@ -162,6 +176,16 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
             long cost = entry.getValue().sum();
             if (cost > 0) {
                 byHash.computeIfAbsent(UsageKeys.shadowDenies(window), hash -> new HashMap<>()).put(entry.getKey(), cost);
+            }
+        }
+        for (Map.Entry<Denied, LongAdder> entry : done.denies.entrySet()) {
+            long cost = entry.getValue().sum();
+            Denied denied = entry.getKey();
+            String field = UsageKeys.denialField(denied.ruleId(), denied.version(), denied.shadow());
+            if (field == null) {
+                invalid++;
+            } else if (cost > 0) {
+                byHash.computeIfAbsent(UsageKeys.versionDenies(window), hash -> new HashMap<>()).put(field, cost);
             }
         }
         if (invalid > 0) {

@@ -2,9 +2,9 @@ package dev.tollgate.limiter.usage;
 
 /**
  * Told of every admitted entry of a limit split across regions ({@link dev.tollgate.common.rule.Rule#regionBudgeted()}:
- * the budget rebalancer's input; per-IP limits and login logs are not reported), and of every entry a
- * shadow rule would have denied, on the request's
- * thread: an implementation must only count in memory and never block (usage reaches Redis later, in
+ * the budget rebalancer's input; per-IP limits and login logs are not reported), of every entry a
+ * shadow rule would have denied, and of every entry denied by the version of the rule that denied it, on the
+ * request's thread: an implementation must only count in memory and never block (usage reaches Redis later, in
  * batches, off the request path).
  */
 @FunctionalInterface
@@ -19,5 +19,12 @@ public interface UsageSink {
      * what support weighs before enforcing a rule is how often it would deny, region-wide.
      */
     default void shadowDenied(String ruleId, long cost) {
+    }
+
+    /**
+     * The rule at {@code version} denied this cost ({@code shadow}: would have, in shadow mode). Counted per rule and
+     * version only: what a rule's canary is compared on with the version the other pods enforce.
+     */
+    default void denied(String ruleId, long version, boolean shadow, long cost) {
     }
 }

@@ -83,6 +83,21 @@ class UsageRecorderTest {
     }
 
     @Test
+    void sumsDeniesPerRuleVersionAndModeIntoTheWindowsOwnHash() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.denied("growth-global", 4, false, 1);
+        recorder.denied("growth-global", 4, false, 2);
+        recorder.denied("growth-global", 5, true, 1);
+        recorder.denied("bad:id", 1, false, 1);
+        clock.advance(Duration.ofSeconds(1));
+
+        recorder.flush();
+
+        assertThat(store.windows.get(UsageKeys.versionDenies(WINDOW_START.getEpochSecond())))
+                .containsOnly(Map.entry("growth-global:4:deny", 3L), Map.entry("growth-global:5:shadow_deny", 1L));
+    }
+
+    @Test
     void flushesShadowDeniesEvenInAnIntervalWithoutAdmittedUsage() {
         UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
         recorder.shadowDenied("labels-route", 5);

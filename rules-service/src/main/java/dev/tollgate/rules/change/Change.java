@@ -10,8 +10,18 @@ public sealed interface Change permits RuleChange, OverrideChange, DescriptorCha
     /** What changed; the history stores it lower-case. */
     enum Entity { RULE, OVERRIDE, DESCRIPTOR_DOMAIN }
 
-    /** How it changed; the history stores it lower-case. */
-    enum Kind { CREATE, REPLACE, DELETE, SHADOW, ENFORCE }
+    /**
+     * How it changed; the history stores it lower-case. {@code CANARY}, {@code PROMOTE} and {@code ROLLBACK} are a
+     * rule's rollout: its canary written, made the rule, or dropped.
+     */
+    enum Kind {
+        CREATE, REPLACE, DELETE, SHADOW, ENFORCE, CANARY, PROMOTE, ROLLBACK;
+
+        /** Whether this is a change every versioned thing can have, not only a rule (a mode switch, a rollout). */
+        boolean plain() {
+            return this == CREATE || this == REPLACE || this == DELETE;
+        }
+    }
 
     Entity entity();
 
@@ -31,7 +41,7 @@ public sealed interface Change permits RuleChange, OverrideChange, DescriptorCha
         boolean consistent = switch (kind) {
             case CREATE -> before == null && after != null;
             case DELETE -> before != null && after == null;
-            case REPLACE, SHADOW, ENFORCE -> before != null && after != null;
+            case REPLACE, SHADOW, ENFORCE, CANARY, PROMOTE, ROLLBACK -> before != null && after != null;
         };
         if (!consistent) {
             throw new IllegalArgumentException("a " + kind + " has " + (before == null ? "no" : "a") + " value before and "

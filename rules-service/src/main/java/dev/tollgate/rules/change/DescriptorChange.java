@@ -14,8 +14,8 @@ public record DescriptorChange(Kind kind, DescriptorDomain before, DescriptorDom
 
     public DescriptorChange {
         Change.requireValues(kind, before, after);
-        if (kind == Kind.SHADOW || kind == Kind.ENFORCE) {
-            throw new IllegalArgumentException("descriptor mappings have no mode to switch");
+        if (!kind.plain()) {
+            throw new IllegalArgumentException("descriptor mappings have no mode to switch, nor a rollout");
         }
     }
 

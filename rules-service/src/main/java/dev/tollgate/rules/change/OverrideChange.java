@@ -14,8 +14,8 @@ public record OverrideChange(Kind kind, AccountOverride before, AccountOverride 
 
     public OverrideChange {
         Change.requireValues(kind, before, after);
-        if (kind == Kind.SHADOW || kind == Kind.ENFORCE) {
-            throw new IllegalArgumentException("an override has no mode to switch");
+        if (!kind.plain()) {
+            throw new IllegalArgumentException("an override has no mode to switch, nor a rollout");
         }
     }
 

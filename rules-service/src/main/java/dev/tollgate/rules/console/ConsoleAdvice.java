@@ -1,6 +1,7 @@
 package dev.tollgate.rules.console;
 
 import dev.tollgate.rules.problem.BadRequestException;
+import dev.tollgate.rules.problem.CanaryPendingException;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
 import dev.tollgate.rules.problem.NotFoundException;
 import org.slf4j.Logger;
@@ -50,6 +51,12 @@ class ConsoleAdvice {
     @ExceptionHandler(NotFoundException.class)
     ModelAndView notFound(NotFoundException e, Authentication who) {
         return page(HttpStatus.NOT_FOUND, "Not found", e.getMessage(), who);
+    }
+
+    /** A change to a rule under a canary, which the rule's page offers only as its promote or rollback. */
+    @ExceptionHandler(CanaryPendingException.class)
+    ModelAndView canaryPending(CanaryPendingException e, Authentication who) {
+        return page(HttpStatus.CONFLICT, "The rule has a canary", e.getMessage(), who);
     }
 
     @ExceptionHandler(BadRequestException.class)

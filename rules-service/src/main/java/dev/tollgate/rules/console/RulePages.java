@@ -2,12 +2,16 @@ package dev.tollgate.rules.console;
 
 import dev.tollgate.common.rule.Mode;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.common.validation.Violation;
 import dev.tollgate.rules.change.ChangeLog;
 import dev.tollgate.rules.change.IfMatch;
 import dev.tollgate.rules.problem.CounterStoreUnavailableException;
 import dev.tollgate.rules.problem.InvalidRuleException;
+import dev.tollgate.rules.problem.NoCanaryException;
 import dev.tollgate.rules.problem.VersionConflictException;
+import dev.tollgate.rules.rule.RuleCanary;
 import dev.tollgate.rules.rule.RuleCatalog;
+import dev.tollgate.rules.usage.CanaryRates;
 import dev.tollgate.rules.usage.RecentUsage;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.stereotype.Controller;
@@ -19,9 +23,13 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 
 import java.security.Principal;
+import java.time.Instant;
 import java.util.List;
 
-/** The rules: list, a rule's page with its history, edit under If-Match, shadow and enforce. */
+/**
+ * The rules: list, a rule's page with its history, edit under If-Match, shadow and enforce; and a rule's canary,
+ * with what it and the promoted version deny side by side, to promote or roll back.
+ */
 @Controller
 @RequestMapping("/console/rules")
 class RulePages {
@@ -41,6 +49,18 @@ class RulePages {
      * ({@code sd:{<window>}}): the last closed 10 s window, and the open one so far.
      */
     record ShadowRate(String lastWindow, String openWindow) {
+    }
+
+    /**
+     * A rule's canary as its page shows it.
+     *
+     * @param rates null while the region's Redis cannot be read
+     */
+    record CanaryView(RulePage.Summary rule, long baseVersion, Instant writtenAt, List<RateRow> rates) {
+    }
+
+    /** One version's denies and shadow denies per second, by the pods that enforce it. */
+    record RateRow(long version, String enforcedBy, String mode, String denies, String shadowDenies) {
     }
 
     @GetMapping({"", "/"})
@@ -105,6 +125,35 @@ class RulePages {
         return "redirect:/console/rules/" + id + "?revision=" + changes.revision();
     }
 
+    /** Promotes or rolls back the rule's canary, at the version the page showed. */
+    @PostMapping("/{id}/canary")
+    String canary(@PathVariable String id, @RequestParam String action, @RequestParam(required = false) Long version,
+                  @RequestParam(required = false) String reason, Principal who, Model model, HttpServletResponse response) {
+        try {
+            if (reason == null || reason.isBlank()) {
+                throw InvalidRuleException.of("canary_reason", "is required: the history says why the canary was promoted or rolled back");
+            }
+            IfMatch ifMatch = IfMatch.parse(version == null ? null : version.toString());
+            switch (action) {
+                case "promote" -> catalog.promote(id, ifMatch, who.getName(), reason.trim());
+                case "rollback" -> catalog.rollback(id, ifMatch, who.getName(), reason.trim());
+                default -> throw InvalidRuleException.of("action", "must be promote or rollback");
+            }
+        } catch (VersionConflictException | NoCanaryException e) {
+            // another change came first: the page again, as it is now, saying so
+            response.setStatus(HttpServletResponse.SC_CONFLICT);
+            model.addAttribute("errors", List.of(new Violation("canary", e.getMessage())));
+            Rule rule = catalog.get(id);
+            return show(rule, RuleForm.of(rule), null, model);
+        } catch (InvalidRuleException e) {
+            response.setStatus(422);
+            model.addAttribute("errors", e.violations());
+            Rule rule = catalog.get(id);
+            return show(rule, RuleForm.of(rule), null, model);
+        }
+        return "redirect:/console/rules/" + id + "?revision=" + changes.revision();
+    }
+
     /**
      * @param yours   the version the editor's page was based on; {@code current} the one stored now
      * @param clashes fields both the editor and the newer version changed, differently
@@ -129,8 +178,24 @@ class RulePages {
         model.addAttribute("form", form);
         model.addAttribute("history", RulePage.history(catalog.history(rule.id())));
         model.addAttribute("shadowRate", shadowRate(rule.id()));
+        model.addAttribute("canary", catalog.findCanary(rule.id()).map(canary -> canaryView(rule, canary)).orElse(null));
         model.addAttribute("revision", revision);
         return "console/rule";
+    }
+
+    private CanaryView canaryView(Rule rule, RuleCanary canary) {
+        List<RateRow> rates;
+        try {
+            CanaryRates read = recent.canaryRates(rule, canary);
+            rates = List.of(row(read.promoted(), "the other pods"), row(read.canary(), "the canary pods"));
+        } catch (CounterStoreUnavailableException e) {
+            rates = null;
+        }
+        return new CanaryView(RulePage.summary(canary.rule()), canary.baseVersion(), canary.writtenAt(), rates);
+    }
+
+    private static RateRow row(CanaryRates.VersionRates rates, String enforcedBy) {
+        return new RateRow(rates.version(), enforcedBy, rates.mode(), RateChart.rate(rates.denyPerS()), RateChart.rate(rates.shadowDenyPerS()));
     }
 
     private ShadowRate shadowRate(String ruleId) {

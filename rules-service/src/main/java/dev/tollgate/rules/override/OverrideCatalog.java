@@ -11,6 +11,7 @@ import dev.tollgate.rules.change.VersionedWrites.Written;
 import dev.tollgate.rules.problem.BadRequestException;
 import dev.tollgate.rules.problem.InvalidRuleException;
 import dev.tollgate.rules.problem.NotFoundException;
+import dev.tollgate.rules.rule.CanaryRepository;
 import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
 
@@ -22,20 +23,23 @@ import java.util.List;
 /**
  * Writes overrides. The shared validator needs the rule the override changes, so validation runs
  * inside the write transaction, under the store lock: the rule cannot change between the check and
- * the write.
+ * the write. An override must fit the rule's canary too, which the canary pods enforce in its place.
  */
 @Component
 public class OverrideCatalog {
 
     private final RuleRepository rules;
+    private final CanaryRepository canaries;
     private final OverrideRepository overrides;
     private final ChangeLog changes;
     private final VersionedWrites writes;
     private final RuleValidator validator;
     private final Clock clock;
 
-    OverrideCatalog(RuleRepository rules, OverrideRepository overrides, ChangeLog changes, VersionedWrites writes, Clock clock) {
+    OverrideCatalog(RuleRepository rules, CanaryRepository canaries, OverrideRepository overrides, ChangeLog changes,
+                    VersionedWrites writes, Clock clock) {
         this.rules = rules;
+        this.canaries = canaries;
         this.overrides = overrides;
         this.changes = changes;
         this.writes = writes;
@@ -64,7 +68,10 @@ public class OverrideCatalog {
         AccountOverride override = request.toOverride();
         return writes.locked(() -> {
             Rule rule = rules.find(override.ruleId()).orElse(null);
-            List<Violation> violations = validator.validate(override, rule);
+            List<Violation> violations = new ArrayList<>(validator.validate(override, rule));
+            canaries.find(override.ruleId()).ifPresent(canary -> validator.validate(override, canary.rule()).forEach(violation ->
+                    violations.add(new Violation(violation.field(), violation.message() + " (for the rule's canary, version "
+                            + canary.version() + ", which the canary pods enforce)"))));
             if (!violations.isEmpty()) {
                 throw new InvalidRuleException(violations);
             }

@@ -20,6 +20,10 @@ public final class ProblemCodes {
     public static final String INVALID_CONFIG = "invalid_config";
     /** An import whose rules are stored already, under the same ids, with other values. */
     public static final String IMPORT_CONFLICT = "import_conflict";
+    /** A rule with a canary changes by its promote or rollback only. */
+    public static final String CANARY_PENDING = "canary_pending";
+    /** A promote, rollback or read of a canary the rule does not have. */
+    public static final String NO_CANARY = "no_canary";
     public static final String PRECONDITION_REQUIRED = "precondition_required";
     public static final String INTERNAL_ERROR = "internal_error";
     public static final String STORE_UNAVAILABLE = "store_unavailable";

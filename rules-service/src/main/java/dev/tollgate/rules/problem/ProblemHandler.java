@@ -81,6 +81,16 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return respond(problem(HttpStatus.NOT_FOUND, ProblemCodes.NOT_FOUND, e.getMessage()));
     }
 
+    @ExceptionHandler(NoCanaryException.class)
+    ResponseEntity<ProblemDetail> noCanary(NoCanaryException e) {
+        return respond(problem(HttpStatus.NOT_FOUND, ProblemCodes.NO_CANARY, e.getMessage()));
+    }
+
+    @ExceptionHandler(CanaryPendingException.class)
+    ResponseEntity<ProblemDetail> canaryPending(CanaryPendingException e) {
+        return respond(problem(HttpStatus.CONFLICT, ProblemCodes.CANARY_PENDING, e.getMessage()));
+    }
+
     @ExceptionHandler(PreconditionRequiredException.class)
     ResponseEntity<ProblemDetail> preconditionRequired(PreconditionRequiredException e) {
         return respond(problem(HttpStatus.PRECONDITION_REQUIRED, ProblemCodes.PRECONDITION_REQUIRED, e.getMessage()));

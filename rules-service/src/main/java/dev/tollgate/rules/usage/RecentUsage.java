@@ -1,5 +1,7 @@
 package dev.tollgate.rules.usage;
 
+import dev.tollgate.common.rule.Rule;
+import dev.tollgate.rules.rule.RuleCanary;
 import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.store.read.CounterReads;
 import org.springframework.stereotype.Component;
@@ -10,11 +12,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
- * The pods' usage windows as a short series, for the console's live chart and a rule's shadow-deny
- * rate: what the region's pods admitted for a key, and what its shadow rules would have denied, per
- * 10 s window. Redis keeps windows for {@link UsageKeys#RETENTION} only, so the series is the open
+ * The pods' usage windows as a short series, for the console's live chart, a rule's shadow-deny
+ * rate and a canary's deny rates: what the region's pods admitted for a key, what its shadow rules would
+ * have denied, and what each rule version denied, per 10 s window. Redis keeps windows for {@link UsageKeys#RETENTION} only, so the series is the open
  * window and the few closed ones still held; a reader that wants a longer past keeps the samples itself.
  */
 @Component
@@ -52,6 +55,32 @@ public class RecentUsage {
     public Series shadowDenied(List<String> ruleIds) {
         CounterReads store = counters.reads();
         return read(store, ruleIds, store::shadowDenied);
+    }
+
+    /** The rule's canary and its promoted version, side by side: what each denied, by the pods that enforce it. */
+    public CanaryRates canaryRates(Rule promoted, RuleCanary canary) {
+        Series series = denied(promoted.id(), List.of(promoted.version(), canary.version()));
+        return CanaryRates.of(promoted.id(), series, promoted, canary.rule());
+    }
+
+    /**
+     * What the region's pods denied by each of a rule's {@code versions}, and (a version in shadow) would have denied:
+     * series named {@link #denials(long, boolean)}.
+     */
+    Series denied(String ruleId, List<Long> versions) {
+        CounterReads store = counters.reads();
+        Map<String, Function<Long, CompletableFuture<Long>>> readers = new LinkedHashMap<>();
+        for (long version : versions) {
+            for (boolean shadow : new boolean[] {false, true}) {
+                readers.put(denials(version, shadow), start -> store.denied(ruleId, version, shadow, start));
+            }
+        }
+        return read(store, List.copyOf(readers.keySet()), (name, start) -> readers.get(name).apply(start));
+    }
+
+    /** The name of the series of a version's denies ({@code 4:deny}) or shadow denies ({@code 4:shadow_deny}) in {@link #denied}. */
+    static String denials(long version, boolean shadow) {
+        return version + (shadow ? ":shadow_deny" : ":deny");
     }
 
     private Series read(CounterReads store, List<String> ruleIds, BiFunction<String, Long, CompletableFuture<Long>> reader) {

@@ -6,6 +6,7 @@ import dev.tollgate.rules.budget.RegionBudgetRepository;
 import dev.tollgate.rules.change.ChangeLog;
 import dev.tollgate.rules.descriptor.DescriptorRepository;
 import dev.tollgate.rules.override.OverrideRepository;
+import dev.tollgate.rules.rule.CanaryRepository;
 import dev.tollgate.rules.rule.RuleRepository;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -27,6 +28,7 @@ class SnapshotReader {
 
     private final ChangeLog changes;
     private final RuleRepository rules;
+    private final CanaryRepository canaries;
     private final OverrideRepository overrides;
     private final RegionBudgetRepository budgets;
     private final DescriptorRepository descriptors;
@@ -34,8 +36,10 @@ class SnapshotReader {
     private final TransactionTemplate transaction;
     private final Clock clock;
 
-    SnapshotReader(ChangeLog changes, RuleRepository rules, OverrideRepository overrides, RegionBudgetRepository budgets,
-                   DescriptorRepository descriptors, WatchTombstones tombstones, PlatformTransactionManager transactions, Clock clock) {
+    SnapshotReader(ChangeLog changes, RuleRepository rules, CanaryRepository canaries, OverrideRepository overrides,
+                   RegionBudgetRepository budgets, DescriptorRepository descriptors, WatchTombstones tombstones,
+                   PlatformTransactionManager transactions, Clock clock) {
+        this.canaries = canaries;
         this.descriptors = descriptors;
         this.changes = changes;
         this.rules = rules;
@@ -66,13 +70,14 @@ class SnapshotReader {
                 return Optional.empty();
             }
             return Optional.of(RuleChanges.delta(since, revision, region, rules.changedSince(since), overrides.changedSince(since),
-                    budgets.changedSince(region, since), descriptors.changedSince(since), tombstones.goneSince(since, region)));
+                    budgets.changedSince(region, since), descriptors.changedSince(since), canaries.changedSince(since),
+                    tombstones.goneSince(since, region)));
         });
     }
 
     private RuleSnapshot snapshot(long revision, String region) {
         return new RuleSnapshot(revision, rules.findAll(null), overrides.find(null, null, clock.instant()), budgets.findAll(region),
-                descriptors.findAll());
+                descriptors.findAll(), canaries.findAll());
     }
 
     long revision() {

@@ -18,7 +18,7 @@ public class WatchTombstones {
 
     /**
      * Keys that went after {@code :since} and are not back: a key written again since is among the
-     * upserts, at a revision at least its tombstone's. A rule's overrides and budget rows are left out
+     * upserts, at a revision at least its tombstone's. A rule's overrides, budget rows and canary are left out
      * when the rule itself is gone (the pod drops them with it), so deleting a rule of a million keys
      * sends one id, not a million. Only {@code :region}'s budget rows.
      */
@@ -30,6 +30,8 @@ public class WatchTombstones {
                AND CASE t.entity
                    WHEN 'rule' THEN NOT EXISTS (SELECT 1 FROM rules r WHERE r.rule_id = t.rule_id)
                    WHEN 'descriptor_domain' THEN NOT EXISTS (SELECT 1 FROM descriptor_domains d WHERE d.domain = t.rule_id)
+                   WHEN 'rule_canary' THEN EXISTS (SELECT 1 FROM rules r WHERE r.rule_id = t.rule_id)
+                        AND NOT EXISTS (SELECT 1 FROM rule_canaries c WHERE c.rule_id = t.rule_id)
                    WHEN 'override' THEN EXISTS (SELECT 1 FROM rules r WHERE r.rule_id = t.rule_id)
                         AND NOT EXISTS (SELECT 1 FROM overrides o WHERE o.account_id = t.account_id AND o.rule_id = t.rule_id)
                    ELSE EXISTS (SELECT 1 FROM rules r WHERE r.rule_id = t.rule_id)
@@ -67,6 +69,7 @@ public class WatchTombstones {
         List<RuleChanges.OverrideKey> overrides = new ArrayList<>();
         List<RuleChanges.BudgetKey> budgets = new ArrayList<>();
         List<String> domains = new ArrayList<>();
+        List<String> canaries = new ArrayList<>();
         jdbc.sql(GONE).param("since", since).param("region", region).query(rs -> {
             String ruleId = rs.getString("rule_id");
             String accountId = rs.getString("account_id");
@@ -74,10 +77,11 @@ public class WatchTombstones {
                 case "rule" -> rules.add(ruleId);
                 case "override" -> overrides.add(new RuleChanges.OverrideKey(accountId, ruleId));
                 case "region_budget" -> budgets.add(new RuleChanges.BudgetKey(ruleId, accountId));
+                case "rule_canary" -> canaries.add(ruleId);
                 default -> domains.add(ruleId);
             }
         });
-        return new RuleChanges.Deleted(rules, overrides, budgets, domains);
+        return new RuleChanges.Deleted(rules, overrides, budgets, domains, canaries);
     }
 
     /** Forgets what went before {@code before}; answers the feed's oldest revision after. */

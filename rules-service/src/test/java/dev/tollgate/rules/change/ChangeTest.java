@@ -45,6 +45,9 @@ class ChangeTest {
         assertThatThrownBy(() -> new RuleChange(Change.Kind.REPLACE, null, v2, "alice", null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new OverrideChange(Change.Kind.DELETE, null, null, "bob", null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new OverrideChange(Change.Kind.SHADOW, launch, launch, "bob", null))
-                .hasMessage("an override has no mode to switch");
+                .hasMessage("an override has no mode to switch, nor a rollout");
+        assertThatThrownBy(() -> new OverrideChange(Change.Kind.PROMOTE, launch, launch, "bob", null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RuleChange.rolledBack(v2, null, "alice", null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a ROLLBACK has a value before and no value after");
     }
 }
