@@ -20,4 +20,13 @@ public interface UsageSink {
      */
     default void shadowDenied(String ruleId, long cost) {
     }
+
+    /**
+     * An entry of a known rule was checked, and the rule itself denied it or not (a shadow rule: would have denied),
+     * whatever the other entries of the request answered: what a simulation of another version of the rule replays.
+     * Every rule is told, per-IP and login rules included: the recorder samples keys per rule, so a spray of keys
+     * costs a bounded few.
+     */
+    default void checked(String ruleId, String key, long cost, boolean denied) {
+    }
 }
