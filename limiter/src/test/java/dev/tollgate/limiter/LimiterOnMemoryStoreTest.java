@@ -129,6 +129,33 @@ class LimiterOnMemoryStoreTest {
     }
 
     @Test
+    void reportsEveryCheckedEntryWithWhetherItsOwnRuleDeniedItForSimulations() throws Exception {
+        List<String> checked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        UsageSink usage = new UsageSink() {
+            @Override
+            public void admitted(String ruleId, String key, long cost) {
+            }
+
+            @Override
+            public void checked(String ruleId, String key, long cost, boolean denied) {
+                checked.add(ruleId + " " + key + " " + cost + (denied ? " denied" : " allowed"));
+            }
+        };
+        Limiter limiter = builder(Optimizations.NONE, account, perIp).usage(usage).build();
+        for (int i = 0; i < 3; i++) {
+            check(limiter, CheckEntry.of("account", "u1", 1), CheckEntry.of("login-ip", "203.0.113.9", 1));
+        }
+        check(limiter, CheckEntry.of("no-such-rule", "u1", 1));
+
+        // the third request is denied by its login log: the account bucket's own answer (allowed) is what it recorded,
+        // per-IP keys are recorded too, and an unknown rule is not
+        assertThat(checked).containsExactlyInAnyOrder(
+                "account u1 1 allowed", "login-ip 203.0.113.9 1 allowed",
+                "account u1 1 allowed", "login-ip 203.0.113.9 1 allowed",
+                "account u1 1 allowed", "login-ip 203.0.113.9 1 denied");
+    }
+
+    @Test
     void reportsUsageOnlyOfLimitsSplitAcrossRegionsSoASprayOfCallerChosenKeysNeverReachesTheRebalancer() throws Exception {
         // every admitted entry was reported, so a spray of distinct IPs filled the region's usage
         // (and the recorder's cap on keys per interval) and each IP got region_budget rows in every snapshot

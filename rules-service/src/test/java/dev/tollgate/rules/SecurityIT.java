@@ -53,6 +53,9 @@ class SecurityIT extends ServiceTestBase {
         IMPORT_ENVOY("POST", "/v1/imports/envoy-ratelimit?dry_run=true", "domain: security-matrix\n", "application/yaml", TestTokens.ADMIN),
         APPLY_CONFIG("POST", "/v1/config:apply?dry_run=true", "domain: security-matrix-config\n", "application/yaml", TestTokens.ADMIN),
         DIFF_CONFIG("POST", "/v1/config:diff", "domain: security-matrix-config\n", "application/yaml", TestTokens.READ),
+        // a simulation only reads: a reader may run one (the rule may not exist: 404 is "let in")
+        SIMULATE("POST", "/v1/rules/" + RULE + ":simulate?span=10s", "{\"domain\":\"public-api\",\"match\":{\"plan\":\"growth\"},"
+                + "\"algorithm\":\"token_bucket\",\"rate_per_s\":1,\"burst\":2}", TestTokens.READ),
         EXPORT_CONFIG("GET", "/v1/config:export?domain=public-api", null, TestTokens.READ);
 
         final String method;
@@ -177,7 +180,7 @@ class SecurityIT extends ServiceTestBase {
                 .contains("/v1/rules/{id}", "/v1/rules/{id}:shadow", "/v1/rules/{id}:enforce", "/v1/rules/{id}/versions",
                         "/v1/rules/{id}/canary", "/v1/rules/{id}:promote", "/v1/rules/{id}:rollback",
                         "/v1/overrides", "/v1/overrides/{account}/{rule}", "/v1/keys/{key}/usage", "/v1/hot-keys", "/v1/watch", "/v1/imports/envoy-ratelimit",
-                        "/v1/config:apply", "/v1/config:diff", "/v1/config:export");
+                        "/v1/config:apply", "/v1/config:diff", "/v1/config:export", "/v1/rules/{id}:simulate", "/v1/rules:simulate");
         JsonNode rule = docs.json().get("components").get("schemas").get("Rule").get("properties");
         assertThat(rule.propertyNames()).contains("rate_per_s", "fail_mode", "max_cost");
         assertThat(rule.get("algorithm").get("enum").get(0).asString()).isEqualTo("token_bucket");

@@ -122,6 +122,21 @@ class StoreOutageIT {
     }
 
     @Test
+    void aSimulationAnswers503WhileTheCounterStoreIsDownAndABadSpanStill400() {
+        String rule = ServiceTestBase.uniqueId("simulated");
+        assertThat(api.put("/v1/rules/" + rule, ServiceTestBase.tokenBucket("public-api", 100, 200)).status).isEqualTo(201);
+        String proposal = ServiceTestBase.tokenBucket("public-api", 5, 10);
+
+        long started = System.nanoTime();
+        Api.Response down = api.post("/v1/rules/" + rule + ":simulate?span=1m", proposal);
+
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        assertProblem(down, 503, "store_unavailable");
+        assertThat(down.json().get("store").asString()).isEqualTo("counters");
+        assertProblem(api.post("/v1/rules/" + rule + ":simulate?span=2h", proposal), 400, "bad_request");
+    }
+
+    @Test
     void hotKeysAnswer503WhileTheCounterStoreIsDownAndBadLimitsStill400() {
         long started = System.nanoTime();
         Api.Response down = api.get("/v1/hot-keys");

@@ -179,6 +179,11 @@ class UsageReaderTest {
         }
 
         @Override
+        public CompletableFuture<Map<String, String>> checks(String ruleId, long windowStart) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public CompletableFuture<dev.tollgate.store.read.FleetHotKeys> hotKeys(String region) {
             throw new UnsupportedOperationException();
         }

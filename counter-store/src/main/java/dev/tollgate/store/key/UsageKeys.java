@@ -98,6 +98,37 @@ public final class UsageKeys {
         return ruleId + ':' + version + (shadow ? ":shadow_deny" : ":deny");
     }
 
+    /**
+     * How long a rule's checks hash ({@link #checks}) lives after its last write: the longest span a simulation
+     * replays (an hour), and the window being written.
+     */
+    public static final Duration CHECKS_RETENTION = Duration.ofHours(1).plus(WINDOW);
+    /** The most sampling levels a rule's checks go down to: 2^-20 of its keys. */
+    public static final int MAX_SAMPLING_LEVEL = 20;
+
+    /**
+     * {@code s:{<rule>}:<window start>}: one hash per rule and window holding what the region's pods checked for a
+     * sample of the rule's keys, for replaying a proposed version of the rule (a simulation). Fields:
+     * {@code c:<key>} cost checked, {@code d:<key>} cost the rule itself denied (a shadow rule: would have denied),
+     * and {@code l:<level>} for each sampling level a pod wrote at (the value counts the pods' writes). A key is in
+     * the sample at level n when {@link #sampled} says so, the same on every pod, so a sampled key's windows are
+     * whole; a reader keeps the keys sampled at the highest level written in the span, 1 in 2^level of them.
+     * One hash per rule (its id is the hash tag): a simulation reads one rule's windows, never the whole region's.
+     */
+    public static String checks(String ruleId, long windowStart) {
+        return "s:{" + ruleId + "}:" + windowStart;
+    }
+
+    /** Whether {@code key} is in a rule's sample at {@code level} (1 in 2^level keys); every key at level 0. */
+    public static boolean sampled(String key, int level) {
+        if (level <= 0) {
+            return true;
+        }
+        long mixed = (key.hashCode() * 0x9E3779B9) & 0xFFFFFFFFL;
+        // the top bits: a sample at level n+1 is a subset of the one at n
+        return (mixed >>> (32 - Math.min(level, 31))) == 0;
+    }
+
     /** {@code u:{<shard>}:<window start>}. */
     public static String window(int shard, long windowStart) {
         return "u:{" + shard + "}:" + windowStart;

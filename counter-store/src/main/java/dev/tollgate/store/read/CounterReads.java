@@ -38,6 +38,12 @@ public interface CounterReads {
     CompletableFuture<Long> denied(String ruleId, long version, boolean shadow, long windowStart);
 
     /**
+     * One rule's sampled checks in one usage window, {@link dev.tollgate.store.key.UsageKeys#checks}'s hash as it
+     * stands (field to value); empty when the pods recorded none.
+     */
+    CompletableFuture<Map<String, String>> checks(String ruleId, long windowStart);
+
+    /**
      * Every rule and key's admitted cost in one usage window, handed to {@code shards} one shard's hash at a
      * time as each is read (one call at a time, on the store's threads; read it with
      * {@link UsageWindow#forEach}), so the window is never held whole. Answers the fields read; fails unless

@@ -133,6 +133,11 @@ public final class SpringDataCounterReads implements CounterReads {
     }
 
     @Override
+    public CompletableFuture<Map<String, String>> checks(String ruleId, long windowStart) {
+        return send(() -> shard(UsageKeys.checks(ruleId, windowStart)));
+    }
+
+    @Override
     public CompletableFuture<FleetHotKeys> hotKeys(String region) {
         String registry = RedisKeys.podRegistry(region);
         return send(() -> redis.opsForZSet().range(registry, Range.closed(0L, (long) FleetHotKeys.MAX_PODS - 1)).collectList()

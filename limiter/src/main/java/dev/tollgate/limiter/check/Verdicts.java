@@ -67,6 +67,9 @@ final class Verdicts {
                     applied[entry] = group.rule(i);
                     cost += entries.get(entry).costValue();
                 }
+                if (result.unknownRule() == null && group.rule(i) != null && cost > 0) {
+                    usage.checked(result.rule(), group.key(), cost, result.verdict() == Verdict.DENY);
+                }
                 if (result.verdict() == Verdict.DENY) {
                     if (group.shadow()) {
                         metrics.shadowDenied(result.rule());

@@ -1,6 +1,5 @@
 package dev.tollgate.limiter.usage;
 
-import dev.tollgate.store.key.UsageKeys;
 import dev.tollgate.store.ClientSettings;
 import dev.tollgate.store.LuaScript;
 import dev.tollgate.store.RedisCounterStore;
@@ -29,7 +28,6 @@ public final class RedisUsageStore implements UsageStore {
 
     private final RedisCounterStore redis;
     private final Runnable afterClose;
-    private final String ttlMs = Long.toString(UsageKeys.RETENTION.toMillis());
 
     private RedisUsageStore(RedisCounterStore redis, Runnable afterClose) {
         this.redis = redis;
@@ -52,7 +50,8 @@ public final class RedisUsageStore implements UsageStore {
     }
 
     @Override
-    public CompletableFuture<Void> add(String window, Map<String, Long> counts) {
+    public CompletableFuture<Void> add(String window, Map<String, Long> counts, Duration ttl) {
+        String ttlMs = Long.toString(ttl.toMillis());
         List<CompletableFuture<?>> calls = new ArrayList<>(1 + counts.size() / FIELDS_PER_CALL);
         List<String> args = new ArrayList<>(1 + 2 * Math.min(counts.size(), FIELDS_PER_CALL));
         args.add(ttlMs);

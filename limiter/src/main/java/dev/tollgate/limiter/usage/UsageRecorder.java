@@ -7,10 +7,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -31,6 +33,13 @@ import java.util.concurrent.atomic.LongAdder;
  * nothing. Usage is advisory: a flush that fails is counted and its counts are dropped, never retried,
  * and a count that races the swap by nanoseconds may be lost.
  *
+ * <p>Beside the admitted usage it counts, per rule, every checked entry and whether the rule denied it, for a
+ * simulation of another version of the rule ({@link UsageKeys#checks}). Those are bounded per rule: at most
+ * {@value #SAMPLED_KEYS_PER_RULE} keys of a rule per interval. A rule with more keys in an interval goes one
+ * sampling level down (half its keys, chosen by {@link UsageKeys#sampled}, the same on every pod) from that interval
+ * on, and back up one level when an interval holds under a quarter of the bound, so a key's windows stay whole while
+ * it is in the sample; the level is written with the counts and the reader scales by it.
+ *
  * <p>An interval's counts are put in the window that holds the interval's midpoint, by the pod's clock.
  * Pods' clocks differ by milliseconds, which moves a few counts across a window edge: harmless to a
  * share computed from 10 s of traffic.
@@ -39,10 +48,34 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(UsageRecorder.class);
 
+    /** Keys of one rule counted per interval for simulations; past it the rule's sample halves. */
+    static final int SAMPLED_KEYS_PER_RULE = 1_000;
+
     private record Counted(String ruleId, String key) {
     }
 
     private record Denied(String ruleId, long version, boolean shadow) {
+    }
+
+    private record Batch(String hash, Map<String, Long> fields, Duration ttl) {
+    }
+
+    /** One key's checked and denied cost in an interval. */
+    private static final class Checked {
+        final LongAdder checks = new LongAdder();
+        final LongAdder denied = new LongAdder();
+    }
+
+    /** One rule's sampled keys in an interval, at the sampling level the interval started with. */
+    private static final class RuleChecks {
+        final Map<String, Checked> keys = new ConcurrentHashMap<>();
+        final AtomicInteger size = new AtomicInteger();
+        final int level;
+        volatile boolean overflowed;
+
+        RuleChecks(int level) {
+            this.level = level;
+        }
     }
 
     /** One interval's counts, and how many distinct keys it holds (the cap is checked against it). */
@@ -53,6 +86,8 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         /** Per rule version: bounded by the rules in force and their canaries. */
         final Map<Denied, LongAdder> denies = new ConcurrentHashMap<>();
         final AtomicInteger keys = new AtomicInteger();
+        /** Per rule, so bounded by the rules in force; each rule's keys by {@link #SAMPLED_KEYS_PER_RULE}. */
+        final Map<String, RuleChecks> checks = new ConcurrentHashMap<>();
         final long startMillis;
 
         Interval(long startMillis) {
@@ -68,6 +103,8 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean warnedOnce = new AtomicBoolean();
     private volatile Interval current;
+    /** Each rule's sampling level, kept from one interval to the next; a rule at level 0 has no entry. */
+    private final Map<String, Integer> levels = new ConcurrentHashMap<>();
 
     UsageRecorder(UsageStore store, UsageSettings settings, MeterRegistry registry, Clock clock) {
         this.store = store;
@@ -143,6 +180,34 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         }
     }
 
+    @Override
+    public void checked(String ruleId, String key, long cost, boolean denied) {
+        try {
+            RuleChecks rule = current.checks.computeIfAbsent(ruleId, id -> new RuleChecks(levels.getOrDefault(id, 0)));
+            if (!UsageKeys.sampled(key, rule.level)) {
+                return;
+            }
+            Checked checked = rule.keys.get(key);
+            if (checked == null) {
+                // as for admitted: concurrent newcomers may pass the bound together, by at most the request threads
+                if (rule.size.get() >= SAMPLED_KEYS_PER_RULE) {
+                    rule.overflowed = true;
+                    return;
+                }
+                checked = rule.keys.computeIfAbsent(key, k -> {
+                    rule.size.incrementAndGet();
+                    return new Checked();
+                });
+            }
+            checked.checks.add(cost);
+            if (denied) {
+                checked.denied.add(cost);
+            }
+        } catch (RuntimeException e) {
+            log.debug("check not counted", e);
+        }
+    }
+
     /** Writes the interval that just ended; never throws (a scheduled task that throws is never run again). */
     private void flushQuietly() {
         try {
@@ -157,7 +222,7 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         long now = clock.millis();
         Interval done = current;
         current = new Interval(now);
-        if (done.counts.isEmpty() && done.shadowDenies.isEmpty() && done.denies.isEmpty()) {
+        if (done.counts.isEmpty() && done.shadowDenies.isEmpty() && done.denies.isEmpty() && done.checks.isEmpty()) {
             return;
         }
         long window = UsageKeys.windowStart(done.startMillis + (now - done.startMillis) / 2);
@@ -191,17 +256,51 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
         if (invalid > 0) {
             metrics.invalid(invalid);
         }
-        write(byHash);
+        List<Batch> batches = new ArrayList<>(byHash.size() + done.checks.size());
+        byHash.forEach((hash, fields) -> batches.add(new Batch(hash, fields, UsageKeys.RETENTION)));
+        done.checks.forEach((ruleId, rule) -> checksOf(ruleId, rule, window).ifPresent(batches::add));
+        write(batches);
     }
 
-    private void write(Map<String, Map<String, Long>> byHash) {
+    /**
+     * One rule's sampled checks, at the level they end the interval with: one level down when the rule had more keys
+     * than the bound (only the keys of the smaller sample are written, so the window is whole at that level), and the
+     * next interval one level up when it had under a quarter of them.
+     */
+    private Optional<Batch> checksOf(String ruleId, RuleChecks rule, long window) {
+        int level = rule.overflowed ? Math.min(rule.level + 1, UsageKeys.MAX_SAMPLING_LEVEL) : rule.level;
+        int next = !rule.overflowed && rule.level > 0 && rule.size.get() < SAMPLED_KEYS_PER_RULE / 4 ? rule.level - 1 : level;
+        if (next == 0) {
+            levels.remove(ruleId);
+        } else {
+            levels.put(ruleId, next);
+        }
+        Map<String, Long> fields = new HashMap<>();
+        rule.keys.forEach((key, checked) -> {
+            long checks = checked.checks.sum();
+            if (checks > 0 && UsageKeys.sampled(key, level)) {
+                fields.put("c:" + key, checks);
+                long denied = checked.denied.sum();
+                if (denied > 0) {
+                    fields.put("d:" + key, denied);
+                }
+            }
+        });
+        if (fields.isEmpty()) {
+            return Optional.empty();
+        }
+        fields.put("l:" + level, 1L);
+        return Optional.of(new Batch(UsageKeys.checks(ruleId, window), fields, UsageKeys.CHECKS_RETENTION));
+    }
+
+    private void write(List<Batch> batches) {
         long started = System.nanoTime();
-        List<CompletableFuture<Void>> calls = new ArrayList<>(byHash.size());
-        List<Integer> sizes = new ArrayList<>(byHash.size());
-        for (Map.Entry<String, Map<String, Long>> hash : byHash.entrySet()) {
-            sizes.add(hash.getValue().size());
+        List<CompletableFuture<Void>> calls = new ArrayList<>(batches.size());
+        List<Integer> sizes = new ArrayList<>(batches.size());
+        for (Batch batch : batches) {
+            sizes.add(batch.fields().size());
             try {
-                calls.add(store.add(hash.getKey(), hash.getValue()));
+                calls.add(store.add(batch.hash(), batch.fields(), batch.ttl()));
             } catch (RuntimeException e) {
                 calls.add(CompletableFuture.failedFuture(e));
             }

@@ -27,11 +27,12 @@ class UsageRecorderTest {
     private static final class MemoryStore implements UsageStore {
         final Map<String, Map<String, Long>> windows = new ConcurrentHashMap<>();
         final AtomicInteger writes = new AtomicInteger();
+        final Map<String, Duration> ttls = new ConcurrentHashMap<>();
         volatile boolean failing;
         volatile boolean throwing;
 
         @Override
-        public CompletableFuture<Void> add(String window, Map<String, Long> counts) {
+        public CompletableFuture<Void> add(String window, Map<String, Long> counts, Duration ttl) {
             if (throwing) {
                 throw new IllegalStateException("boom");
             }
@@ -39,6 +40,7 @@ class UsageRecorderTest {
             if (failing) {
                 return CompletableFuture.failedFuture(new IllegalStateException("store down"));
             }
+            ttls.put(window, ttl);
             counts.forEach((field, cost) -> windows.computeIfAbsent(window, w -> new ConcurrentHashMap<>()).merge(field, cost, Long::sum));
             return CompletableFuture.completedFuture(null);
         }
@@ -106,6 +108,76 @@ class UsageRecorderTest {
         recorder.flush();
 
         assertThat(store.windows.get(UsageKeys.shadowDenies(WINDOW_START.getEpochSecond()))).containsOnly(Map.entry("labels-route", 5L));
+    }
+
+    @Test
+    void sumsCheckedAndDeniedCostPerRuleAndKeyIntoTheRulesChecksHashKeptForAnHour() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        recorder.checked("login-ip", "203.0.113.7", 1, false);
+        recorder.checked("login-ip", "203.0.113.7", 1, true);
+        recorder.checked("login-ip", "203.0.113.7", 2, true);
+        recorder.checked("login-ip", "198.51.100.2", 1, false);
+        clock.advance(Duration.ofSeconds(1));
+
+        recorder.flush();
+
+        String hash = UsageKeys.checks("login-ip", WINDOW_START.getEpochSecond());
+        assertThat(store.windows.get(hash)).containsOnly(
+                Map.entry("c:203.0.113.7", 4L), Map.entry("d:203.0.113.7", 3L),
+                Map.entry("c:198.51.100.2", 1L), Map.entry("l:0", 1L));
+        assertThat(store.ttls.get(hash)).isEqualTo(UsageKeys.CHECKS_RETENTION);
+        assertThat(store.ttls.get(hash)).isGreaterThanOrEqualTo(Duration.ofHours(1));
+    }
+
+    @Test
+    void halvesARulesSampleWhenItHasMoreKeysThanTheBoundAndWritesTheLevelWithIt() {
+        UsageRecorder recorder = recorder(UsageSettings.DEFAULTS);
+        int keys = 3 * UsageRecorder.SAMPLED_KEYS_PER_RULE;
+        for (int i = 0; i < keys; i++) {
+            recorder.checked("flood-ip", "ip-" + i, 1, false);
+        }
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+
+        Map<String, Long> first = store.windows.get(UsageKeys.checks("flood-ip", WINDOW_START.getEpochSecond()));
+        assertThat(first).containsEntry("l:1", 1L).doesNotContainKey("l:0");
+        assertThat(first.keySet()).filteredOn(field -> field.startsWith("c:"))
+                .hasSizeLessThanOrEqualTo(UsageRecorder.SAMPLED_KEYS_PER_RULE)
+                .allMatch(field -> UsageKeys.sampled(field.substring(2), 1));
+
+        // the next interval starts at level 1: a key outside the sample is not counted, one inside is
+        String outside = java.util.stream.IntStream.range(0, keys).mapToObj(i -> "ip-" + i)
+                .filter(key -> !UsageKeys.sampled(key, 1)).findFirst().orElseThrow();
+        String inside = java.util.stream.IntStream.range(0, keys).mapToObj(i -> "ip-" + i)
+                .filter(key -> UsageKeys.sampled(key, 1)).findFirst().orElseThrow();
+        recorder.checked("flood-ip", outside, 1, true);
+        recorder.checked("flood-ip", inside, 1, true);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+        Map<String, Long> second = store.windows.get(UsageKeys.checks("flood-ip", WINDOW_START.getEpochSecond()));
+        assertThat(second).containsEntry("l:1", 2L).containsEntry("d:" + inside, 1L).doesNotContainKey("d:" + outside);
+
+        // a quiet interval brings the rule back to every key
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+        recorder.checked("flood-ip", outside, 1, false);
+        clock.advance(Duration.ofSeconds(1));
+        recorder.flush();
+        assertThat(second).containsEntry("l:0", 1L).containsKey("c:" + outside);
+    }
+
+    @Test
+    void samplesTheSameKeysAtEveryLevelBelow() {
+        for (int i = 0; i < 10_000; i++) {
+            String key = "acct_" + i;
+            for (int level = 1; level < 8; level++) {
+                if (UsageKeys.sampled(key, level + 1)) {
+                    assertThat(UsageKeys.sampled(key, level)).as(key).isTrue();
+                }
+            }
+        }
+        long atThree = java.util.stream.IntStream.range(0, 10_000).filter(i -> UsageKeys.sampled("acct_" + i, 3)).count();
+        assertThat(atThree).as("about 1 in 8").isBetween(1_000L, 1_500L);
     }
 
     @Test

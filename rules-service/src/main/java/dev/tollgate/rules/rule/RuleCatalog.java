@@ -106,6 +106,15 @@ public class RuleCatalog {
         }, actor, reason);
     }
 
+    /** A proposed version of a rule, judged as a write would judge it (422 {@code invalid_rule}), but not stored. */
+    public Rule proposed(RuleFields written) {
+        List<Violation> violations = validator.validate(written);
+        if (!violations.isEmpty()) {
+            throw new InvalidRuleException(violations);
+        }
+        return written.toRule();
+    }
+
     /** Deletes the rule, and with it its overrides and region budgets; each override's removal is recorded. */
     public void delete(String ruleId, IfMatch ifMatch, String actor, String reason) {
         requireIdShape(ruleId);

@@ -1,6 +1,11 @@
 package dev.tollgate.rules.security;
 
 import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+import java.util.Arrays;
 
 /** The three scopes, as the authorities Spring Security derives from a JWT's {@code scope} claim. */
 final class Scopes {
@@ -11,10 +16,22 @@ final class Scopes {
 
     static final String AUTHORITY_PREFIX = "SCOPE_";
 
-    /** The one POST that only reads: a rules-as-code file's diff against the store. */
-    static final String READ_ONLY_POST = "/v1/config:diff";
+    /**
+     * The POSTs that only read: a rules-as-code file's diff against the store, and a rule's simulation. Patterns as the
+     * router matches them ({@code {id}} is one path segment's text before the colon), so a spelling the router would
+     * send elsewhere is not read-scoped here either.
+     */
+    static final String[] READ_ONLY_POSTS = {"/v1/config:diff", "/v1/rules/{id}:simulate", "/v1/rules:simulate"};
+    private static final PathPattern[] READ_ONLY_PATTERNS = Arrays.stream(READ_ONLY_POSTS)
+            .map(PathPatternParser.defaultInstance::parse)
+            .toArray(PathPattern[]::new);
 
     private Scopes() {
+    }
+
+    private static boolean readOnly(String path) {
+        PathContainer container = PathContainer.parsePath(path);
+        return Arrays.stream(READ_ONLY_PATTERNS).anyMatch(pattern -> pattern.matches(container));
     }
 
     static String authority(String scope) {
@@ -29,7 +46,7 @@ final class Scopes {
         if (read && path.equals("/v1/watch")) {
             return WATCH;
         }
-        if ("POST".equals(method) && path.equals(READ_ONLY_POST)) {
+        if ("POST".equals(method) && readOnly(path)) {
             return READ;
         }
         if (path.startsWith("/v1/") && !read) {

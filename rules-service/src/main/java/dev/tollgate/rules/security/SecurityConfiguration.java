@@ -46,7 +46,7 @@ class SecurityConfiguration {
                         .requestMatchers(HttpMethod.GET, "/v1/**").hasAuthority(Scopes.authority(Scopes.READ))
                         // a diff carries a file, so it is a POST, but it only reads (a pull request's check holds no admin
                         // token); this exact path is all it matches, and any other spelling falls to the admin rule below
-                        .requestMatchers(HttpMethod.POST, Scopes.READ_ONLY_POST).hasAuthority(Scopes.authority(Scopes.READ))
+                        .requestMatchers(HttpMethod.POST, Scopes.READ_ONLY_POSTS).hasAuthority(Scopes.authority(Scopes.READ))
                         .requestMatchers(HttpMethod.HEAD, "/v1/**").hasAuthority(Scopes.authority(Scopes.READ))
                         .requestMatchers("/v1/**").hasAuthority(Scopes.authority(Scopes.ADMIN))
                         // the API document, metrics and anything else: a reader's token
