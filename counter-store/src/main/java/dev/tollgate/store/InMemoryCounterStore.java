@@ -45,7 +45,7 @@ public final class InMemoryCounterStore implements CounterStore {
                 case "refund" -> refund(keyList, args, nowUs / 1000);
                 case "pod_heartbeat" -> heartbeat(keyList, args, nowUs / 1000);
                 case "peek" -> peek(keyList, args, nowUs / 1000);
-                case "count_after" -> countAfter(args, nowUs / 1000);
+                case "count_after" -> countAfter(keyList, args, nowUs / 1000);
                 case "hot_keys_publish" -> {
                     put(keyList.get(0), args.get(0), nowUs / 1000 + Long.parseLong(args.get(1)));
                     yield List.of(1L);
@@ -305,16 +305,24 @@ public final class InMemoryCounterStore implements CounterStore {
         return reply;
     }
 
-    /** {@code count_after.lua}: a pod's admitted counts added to many keys' buckets and windows, and which are now over. */
-    private List<Long> countAfter(List<String> args, long now) {
+    /**
+     * {@code count_after.lua}: a pod's admitted counts added to many keys' buckets and windows, and which are now over;
+     * a call whose marker is still there has run before, and counts nothing.
+     */
+    private List<Long> countAfter(List<String> keyList, List<String> args, long now) {
         int n = Integer.parseInt(args.get(0));
+        boolean replayed = live(keyList.get(1), now) != null;
+        if (!replayed) {
+            put(keyList.get(1), "1", now + arg(args, 1));
+        }
         List<Long> reply = new ArrayList<>();
         reply.add(now);
+        reply.add(replayed ? 1L : 0L);
         for (int i = 0; i < n; i++) {
-            int a = 1 + 7 * i;
+            int a = 2 + 7 * i;
             String key = args.get(a + 1);
             long p1 = arg(args, a + 2), p2 = arg(args, a + 3), p3 = arg(args, a + 4);
-            long units = arg(args, a + 5), need = arg(args, a + 6);
+            long units = replayed ? 0 : arg(args, a + 5), need = arg(args, a + 6);
             switch (args.get(a)) {
                 case "bucket" -> {
                     long refill = p1, period = p2, burst = p3;

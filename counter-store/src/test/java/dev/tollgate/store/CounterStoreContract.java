@@ -342,9 +342,40 @@ abstract class CounterStoreContract {
     }
 
     @Test
+    void aCountAfterCallSentTwiceCountsOnceAndItsResendAnswersTheKeysStateNow() {
+        String key = key();
+        ScriptCall call = CountAfterCall.of(List.of(new CountAfterCall.Entry(key, spend(daily), 2)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
+        CountAfterCall.Reply first = run(call);
+        assertThat(first.replayed()).isFalse();
+        assertThat(first.over()).as("one of three tokens is left").isEmpty();
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("the inline spend takes the last one").containsExactly(0);
+
+        CountAfterCall.Reply resent = run(call);
+
+        assertThat(resent.replayed()).as("the store had run this call").isTrue();
+        assertThat(resent.over()).as("the key's state now: empty, not counted again").singleElement()
+                .satisfies(over -> assertThat(over.waitMs()).as("one token a day, no debt").isBetween(86_000_000L, 86_400_000L));
+        ScriptCall other = CountAfterCall.of(List.of(new CountAfterCall.Entry(key, spend(daily), 1)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
+        assertThat(run(other).over()).as("another call id counts: one token of debt").singleElement()
+                .satisfies(over -> assertThat(over.waitMs()).isBetween(2 * 86_000_000L, 2 * 86_400_000L));
+    }
+
+    @Test
+    void aCountAfterCallCountsAgainOnceItsMarkerHasExpired() throws InterruptedException {
+        String key = key();
+        ScriptCall call = CountAfterCall.of(List.of(new CountAfterCall.Entry(key, spend(daily), 1)), 0, "pod-a:" + UUID.randomUUID(), 100);
+        run(call);
+        pass(300);
+        assertThat(run(call).replayed()).isFalse();
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("counted twice: a resend must come within the marker's life")
+                .containsExactly(0);
+    }
+
+    @Test
     void countAfterRefusesAnUnknownKind() {
-        assertThatThrownBy(() -> store().run(CountAfterCall.COUNT_AFTER, List.of("rl:{" + key() + "}:x"),
-                List.of("1", "bogus", "rl:{" + key() + "}:x", "1", "1", "1", "1", "1")).join())
+        String key = key();
+        assertThatThrownBy(() -> store().run(CountAfterCall.COUNT_AFTER, List.of("rl:{" + key + "}:x", "tg:{" + key + "}:flush:1"),
+                List.of("1", "1000", "bogus", "rl:{" + key + "}:x", "1", "1", "1", "1", "1")).join())
                 .isInstanceOf(CompletionException.class)
                 .hasRootCauseInstanceOf(StoreException.class);
     }
@@ -354,7 +385,10 @@ abstract class CounterStoreContract {
     }
 
     private CountAfterCall.Reply countAfter(long nowMs, CountAfterCall.Entry... entries) {
-        ScriptCall call = CountAfterCall.of(List.of(entries), nowMs);
+        return run(CountAfterCall.of(List.of(entries), nowMs, "pod-a:" + UUID.randomUUID(), 60_000));
+    }
+
+    private CountAfterCall.Reply run(ScriptCall call) {
         return CountAfterCall.Reply.parse(store().run(call.script(), call.keys(), call.args()).join());
     }
 
