@@ -342,20 +342,28 @@ abstract class CounterStoreContract {
     }
 
     @Test
-    void aCountAfterCallSentTwiceCountsOnceAndItsResendAnswersTheKeysStateNow() {
-        String key = key();
-        ScriptCall call = CountAfterCall.of(List.of(new CountAfterCall.Entry(key, spend(daily), 2)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
+    void aCountAfterCallSentTwiceCountsOnceAndItsResendAnswersTheFirstRunsVerdicts() {
+        List<String> keys = keysOnOneShard(2);
+        ScriptCall call = CountAfterCall.of(List.of(new CountAfterCall.Entry(keys.get(0), spend(daily), 2),
+                new CountAfterCall.Entry(keys.get(1), spend(daily), 10)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
         CountAfterCall.Reply first = run(call);
         assertThat(first.replayed()).isFalse();
-        assertThat(first.over()).as("one of three tokens is left").isEmpty();
-        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("the inline spend takes the last one").containsExactly(0);
+        assertThat(first.over()).as("the second key owes a burst: over for 4 days").singleElement().satisfies(over -> {
+            assertThat(over.entry()).isEqualTo(1);
+            assertThat(over.waitMs()).isBetween(4 * 86_000_000L, 4 * 86_400_000L);
+        });
 
         CountAfterCall.Reply resent = run(call);
 
         assertThat(resent.replayed()).as("the store had run this call").isTrue();
-        assertThat(resent.over()).as("the key's state now: empty, not counted again").singleElement()
-                .satisfies(over -> assertThat(over.waitMs()).as("one token a day, no debt").isBetween(86_000_000L, 86_400_000L));
-        ScriptCall other = CountAfterCall.of(List.of(new CountAfterCall.Entry(key, spend(daily), 1)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
+        assertThat(resent.over()).as("the first run's verdicts, their waits as of now").singleElement().satisfies(over -> {
+            assertThat(over.entry()).isEqualTo(1);
+            assertThat(over.waitMs()).isBetween(4 * 86_000_000L, first.over().get(0).waitMs());
+        });
+        assertThat(bucket(keys.get(0), 1, 1, spend(daily)).remaining()).as("2 of 3 tokens counted once: the last one left")
+                .containsExactly(0);
+        ScriptCall other = CountAfterCall.of(List.of(new CountAfterCall.Entry(keys.get(0), spend(daily), 1)), 0,
+                "pod-a:" + UUID.randomUUID(), 60_000);
         assertThat(run(other).over()).as("another call id counts: one token of debt").singleElement()
                 .satisfies(over -> assertThat(over.waitMs()).isBetween(2 * 86_000_000L, 2 * 86_400_000L));
     }

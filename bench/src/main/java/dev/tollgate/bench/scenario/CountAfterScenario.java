@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -50,7 +51,7 @@ final class CountAfterScenario implements Scenario {
 
     record Result(int pods, long sent, double offeredPerS, double sentPerS, long storeCalls, double callsPerRequest, long admittedAttackers,
                   long worstOver, long bound, long late, double seconds, long dropped, long fallbackAdmitted, long flushFailures,
-                  long resent, long resentApplied) {
+                  Map<String, Long> failuresByReason, long resent, long resentApplied) {
     }
 
     @Override
@@ -134,11 +135,14 @@ final class CountAfterScenario implements Scenario {
         }
         long bound = pods * CountAfterSettings.DEFAULTS.overshootBoundPerPod(10, 1);
         long dropped = (long) registry.counter(LimiterMetrics.COUNT_AFTER_DROPPED).count();
-        long flushFailures = registry.find(LimiterMetrics.STORE_CALLS).tag("script", "count_after").timers().stream()
-                .filter(timer -> !"ok".equals(timer.getId().getTag("outcome"))).mapToLong(timer -> timer.count()).sum();
+        Map<String, Long> failuresByReason = new TreeMap<>();
+        registry.find(LimiterMetrics.STORE_CALLS).tag("script", "count_after").timers().stream()
+                .filter(timer -> !"ok".equals(timer.getId().getTag("outcome")))
+                .forEach(timer -> failuresByReason.merge(timer.getId().getTag("outcome"), timer.count(), Long::sum));
+        long flushFailures = failuresByReason.values().stream().mapToLong(Long::longValue).sum();
         long resentApplied = resent(registry, true);
         return new Result(pods, sent, total, sent / measure, calls, sent == 0 ? Double.NaN : (double) calls / sent, admittedAll,
-                worstOver, bound, load.late(), seconds, dropped, fallbackAdmitted.get(), flushFailures,
+                worstOver, bound, load.late(), seconds, dropped, fallbackAdmitted.get(), flushFailures, failuresByReason,
                 resentApplied + resent(registry, false), resentApplied);
     }
 
@@ -186,7 +190,8 @@ final class CountAfterScenario implements Scenario {
             section.check("Count after on " + r.pods() + " pods: over the limit within the bound (" + r.bound() + ")",
                     Format.count(Math.max(0, r.worstOver())), r.worstOver() <= r.bound());
             if (r.dropped() > 0 || r.fallbackAdmitted() > 0) {
-                section.note(r.pods() + " pods: " + Format.count(r.flushFailures()) + " flush calls failed (resent with their ids,"
+                section.note(r.pods() + " pods: " + Format.count(r.flushFailures()) + " flush calls failed (by reason: "
+                        + r.failuresByReason() + "; resent with their ids,"
                         + " so counted once), " + Format.count(r.dropped()) + " admitted units were dropped uncounted (their calls"
                         + " failed past the resend age), and " + Format.count(r.fallbackAdmitted()) + " attacker requests were admitted"
                         + " by the fail-open fallback after an inline call failed: both add to what an attacker got past its limit.");

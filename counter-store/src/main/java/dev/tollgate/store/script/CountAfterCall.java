@@ -46,8 +46,8 @@ public final class CountAfterCall {
     }
 
     /**
-     * The reply: the store's clock, whether the call had run before (a resend: it counted nothing now), and for each
-     * entry now over its index in the call and the ms until it is not.
+     * The reply: the store's clock, whether the call had run before (a resend: it counted nothing and
+     * answers its first run's verdicts), and for each entry over its index in the call and the ms until it is not.
      */
     public record Reply(long storeNowMs, boolean replayed, List<Over> over) {
 

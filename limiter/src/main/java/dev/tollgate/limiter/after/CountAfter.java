@@ -47,7 +47,7 @@ import java.util.function.LongSupplier;
  * <p>No count is lost while the store answers. Each flush call has an id (this engine's random prefix and a
  * sequence), and the script applies a call of one id once: a call that fails or times out (a timed-out call may have
  * counted) is resent as it was built, at each flush, until the store answers it; a resend of a call that had counted
- * counts nothing and answers the keys' state now ({@code tollgate.count.after.resent}). Flush calls have their own
+ * counts nothing and answers its first run's verdicts ({@code tollgate.count.after.resent}). Flush calls have their own
  * timeout ({@link CountAfterSettings#flushTimeout}), longer than the check's, and a shard with a call out is skipped
  * by the next flush, so one slow shard holds up no other's. Only a call still failing once its counts are
  * {@link CountAfterSettings#resendFor} old is dropped (and counted in {@code tollgate.count.after.dropped}).
