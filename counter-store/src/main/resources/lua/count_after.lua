@@ -2,12 +2,21 @@
 -- Count after: adds what one pod admitted on its own, per key, since its last flush to each key's bucket or
 -- window, and answers which of them are now over and for how long. One call per shard per flush carries many
 -- keys of many slots (each key's hash tag is its own), all owned by the primary this call is sent to:
--- allow-cross-slot-keys lets the script touch them, and the keys other than the routing key travel in ARGV, or
--- Redis Cluster would refuse the call (CROSSSLOT). A key whose slot moved away fails the whole call (the pod
--- drops the batch's counts and the next flush goes to the new owner).
+-- allow-cross-slot-keys lets the script touch them, and the keys other than the routing key and the call's marker
+-- travel in ARGV, or Redis Cluster would refuse the call (CROSSSLOT). A key whose slot moved away fails the call.
 --
--- KEYS[1]  the first entry's key: it only routes the call to the primary that owns the batch
--- ARGV[1]  n, the entries; then seven values per entry i, starting at ARGV[2 + 7 * (i - 1)]:
+-- A call is applied once. The pod resends a call that failed or timed out (a timed-out call may have run) with the
+-- same id; the marker, set here in the routing key's slot with the call's first run and kept longer than the pod
+-- resends, holds that run's verdicts (entry:until_ms, ...), so a resend counts nothing, touches no other key (a
+-- struggling shard pays one GET for it) and answers those verdicts with their waits as of now. The marker is set
+-- before any count: a call that fails half-way (a slot moved during a reshard) is never counted twice, at the cost
+-- of the rest of its counts.
+--
+-- KEYS[1]  the first entry's key: it routes the call to the primary that owns the batch
+-- KEYS[2]  the call's marker, tg:{<KEYS[1]'s hash tag>}:flush:<call id>
+-- ARGV[1]  n, the entries
+-- ARGV[2]  how long the marker lives (ms)
+-- then seven values per entry i, starting at ARGV[3 + 7 * (i - 1)]:
 --   'bucket'  key rl:{<key>}:<rule> (the hash spend.lua keeps, {tokens_milli, ts_ms, q_us}), refill (milli-tokens
 --             per period), period (ms), burst (milli-tokens), units (tokens admitted), need (tokens the next
 --             request needs)
@@ -15,14 +24,29 @@
 --             window (ms), start (the window start the key is named after), units (count admitted), need
 -- A bucket may go into debt (down to -burst): admitted after the fact, the tokens are owed, and the key stays
 -- over until the refill pays them back. A window counts past its limit for the same reason.
--- Returns {now_ms, i_1, wait_ms_1, i_2, wait_ms_2, ...}: for each entry now over (it cannot pay for one more
--- request of `need`), its index and the ms until it can.
+-- Returns {now_ms, replayed, i_1, wait_ms_1, i_2, wait_ms_2, ...}: replayed is 1 when the call had run before (this
+-- run counted nothing), then for each entry over (it cannot pay for one more request of `need`), its index and the
+-- ms until it can.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local n = tonumber(ARGV[1])
-local reply = { now }
+local n, ttl = tonumber(ARGV[1]), ARGV[2]
+local seen = redis.call('GET', KEYS[2])
+if seen then
+  local reply = { now, 1 }
+  for i, until_ms in string.gmatch(seen, '(%d+):(%d+)') do
+    local wait = tonumber(until_ms) - now
+    if wait > 0 then
+      reply[#reply + 1] = tonumber(i)
+      reply[#reply + 1] = wait
+    end
+  end
+  return reply
+end
+redis.call('SET', KEYS[2], '', 'PX', ttl)
+local reply = { now, 0 }
+local verdicts = {}
 for i = 1, n do
-  local a = 2 + 7 * (i - 1)
+  local a = 3 + 7 * (i - 1)
   local kind, key = ARGV[a], ARGV[a + 1]
   local p1, p2, p3 = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
   local units, need = tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
@@ -47,6 +71,7 @@ for i = 1, n do
     if l < need * 1000 then
       reply[#reply + 1] = i
       reply[#reply + 1] = math.max(1, ts + math.ceil((need * 1000 - l) * period / refill) - now)
+      verdicts[#verdicts + 1] = string.format('%d:%d', i, now + reply[#reply])
     end
   elseif kind == 'window' then
     local limit, window, start = p1, p2, p3
@@ -60,9 +85,13 @@ for i = 1, n do
     if c + need > limit and start + window > now then
       reply[#reply + 1] = i
       reply[#reply + 1] = start + window - now
+      verdicts[#verdicts + 1] = string.format('%d:%d', i, start + window)
     end
   else
     return redis.error_reply('count_after: unknown kind ' .. tostring(kind))
   end
+end
+if #verdicts > 0 then
+  redis.call('SET', KEYS[2], table.concat(verdicts, ','), 'PX', ttl)
 end
 return reply

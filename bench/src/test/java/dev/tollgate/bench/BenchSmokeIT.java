@@ -29,11 +29,12 @@ class BenchSmokeIT {
     void everyScenarioWritesItsTablesAndCharts() throws Exception {
         BenchOptions options = BenchOptions.parse(new String[] {
                 "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
-                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1", "--report=" + reportDir});
+                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1", "--report=" + reportDir,
+                "--scenarios=1,2,3,4,5,6,7,8,12"});
 
         BenchMain.Result result = BenchMain.run(options);
 
-        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+        assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 12);
         assertThat(rows(result, 1, 0)).hasSize(4);
         assertThat(rows(result, 1, 1)).hasSize(3);
         assertThat(rows(result, 2, 0)).hasSize(4);
@@ -58,6 +59,9 @@ class BenchSmokeIT {
             // wrk on the PATH: floor and check-service at saturation and paced
             assertThat(rows(result, 8, 5)).hasSize(4);
         }
+        // count after: the flood on 10 and on 50 pods, each judged on calls per request and on the bound
+        assertThat(rows(result, 12, 0)).extracting(row -> row.get(0)).containsExactly("10", "50");
+        assertThat(section(result, 12).checks()).hasSize(4);
         for (Section section : result.sections()) {
             assertThat(section.method()).as("how scenario %d is measured", section.number()).isNotEmpty();
             assertThat(section.charts()).as("charts of scenario %d", section.number()).isNotEmpty();
@@ -71,19 +75,23 @@ class BenchSmokeIT {
 
         String readme = Files.readString(result.readme());
         assertThat(result.readme()).isEqualTo(reportDir.resolve("README.md"));
-        for (int number = 1; number <= 8; number++) {
+        for (int number : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 12}) {
             assertThat(readme).contains("## " + number + ". ");
         }
         assertThat(readme)
                 .contains("| scenario | target | measured | met |")
                 .contains("java -jar bench/target/tollgate-bench.jar")
                 .contains("](report/s1-design-table.png)")
-                .contains("](report/s8-wire-p99.png)");
+                .contains("](report/s8-wire-p99.png)")
+                .contains("](report/s12-count-after-over.png)");
+    }
+
+    private static Section section(BenchMain.Result result, int scenario) {
+        return result.sections().stream().filter(section -> section.number() == scenario).findFirst().orElseThrow();
     }
 
     private static List<List<String>> rows(BenchMain.Result result, int scenario, int table) {
-        Section section = result.sections().get(scenario - 1);
-        List<Table> tables = section.tables();
+        List<Table> tables = section(result, scenario).tables();
         assertThat(tables).as("tables of scenario %d", scenario).hasSizeGreaterThan(table);
         return tables.get(table).rows();
     }

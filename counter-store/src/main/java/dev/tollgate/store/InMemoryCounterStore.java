@@ -45,7 +45,7 @@ public final class InMemoryCounterStore implements CounterStore {
                 case "refund" -> refund(keyList, args, nowUs / 1000);
                 case "pod_heartbeat" -> heartbeat(keyList, args, nowUs / 1000);
                 case "peek" -> peek(keyList, args, nowUs / 1000);
-                case "count_after" -> countAfter(args, nowUs / 1000);
+                case "count_after" -> countAfter(keyList, args, nowUs / 1000);
                 case "hot_keys_publish" -> {
                     put(keyList.get(0), args.get(0), nowUs / 1000 + Long.parseLong(args.get(1)));
                     yield List.of(1L);
@@ -305,13 +305,34 @@ public final class InMemoryCounterStore implements CounterStore {
         return reply;
     }
 
-    /** {@code count_after.lua}: a pod's admitted counts added to many keys' buckets and windows, and which are now over. */
-    private List<Long> countAfter(List<String> args, long now) {
+    /**
+     * {@code count_after.lua}: a pod's admitted counts added to many keys' buckets and windows, and which are now over;
+     * a call whose marker is still there has run before: it counts nothing and answers that run's verdicts.
+     */
+    private List<Long> countAfter(List<String> keyList, List<String> args, long now) {
         int n = Integer.parseInt(args.get(0));
+        long ttl = arg(args, 1);
+        String marker = keyList.get(1);
         List<Long> reply = new ArrayList<>();
         reply.add(now);
+        String seen = get(marker, String.class, now);
+        if (seen != null) {
+            reply.add(1L);
+            for (String verdict : seen.isEmpty() ? new String[0] : seen.split(",")) {
+                String[] parts = verdict.split(":");
+                long wait = Long.parseLong(parts[1]) - now;
+                if (wait > 0) {
+                    reply.add(Long.parseLong(parts[0]));
+                    reply.add(wait);
+                }
+            }
+            return reply;
+        }
+        put(marker, "", now + ttl);
+        reply.add(0L);
+        List<String> verdicts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            int a = 1 + 7 * i;
+            int a = 2 + 7 * i;
             String key = args.get(a + 1);
             long p1 = arg(args, a + 2), p2 = arg(args, a + 3), p3 = arg(args, a + 4);
             long units = arg(args, a + 5), need = arg(args, a + 6);
@@ -324,8 +345,10 @@ public final class InMemoryCounterStore implements CounterStore {
                     long l = Math.max(-burst, level.milli() - units * 1000);
                     put(key, new Bucket(l, level.tsMs(), stored == null ? 0 : stored.qUs(), stored == null ? Map.of() : stored.askers()), now + ceilDiv(burst * period, refill) * 2);
                     if (l < need * 1000) {
+                        long wait = Math.max(1, level.tsMs() + ceilDiv((need * 1000 - l) * period, refill) - now);
                         reply.add((long) i + 1);
-                        reply.add(Math.max(1, level.tsMs() + ceilDiv((need * 1000 - l) * period, refill) - now));
+                        reply.add(wait);
+                        verdicts.add((i + 1) + ":" + (now + wait));
                     }
                 }
                 case "window" -> {
@@ -339,11 +362,15 @@ public final class InMemoryCounterStore implements CounterStore {
                     if (count + need > limit && start + window > now) {
                         reply.add((long) i + 1);
                         reply.add(start + window - now);
+                        verdicts.add((i + 1) + ":" + (start + window));
                     }
                 }
                 default -> throw new StoreException(StoreException.Kind.UNAVAILABLE, "script_error",
                         "count_after: unknown kind " + args.get(a) + " (user_script)", null);
             }
+        }
+        if (!verdicts.isEmpty()) {
+            put(marker, String.join(",", verdicts), now + ttl);
         }
         return reply;
     }

@@ -5,6 +5,7 @@ import dev.tollgate.store.backoff.Backoff.Jitter;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -18,6 +19,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.netty.util.HashedWheelTimer;
@@ -85,6 +87,8 @@ public final class RedisCounterStore implements CounterStore {
     private static final List<String> NODE_STATE_ERRORS = Stream.concat(TOPOLOGY_ERRORS.stream(),
             Stream.of("LOADING", "MASTERDOWN", "READONLY", "BUSY")).toList();
     private static final AtomicInteger STORES = new AtomicInteger();
+    /** The timeout of the call being sent on this thread, while {@link #timed} sends it; null: the command timeout. */
+    private static final ThreadLocal<Duration> CALL_TIMEOUT = new ThreadLocal<>();
     /** The scripts of the check's path, loaded on every primary before the first check (see {@link #prime}). */
     private static final List<LuaScript> PRIMED = List.of(LuaScript.SPEND, LuaScript.REFUND);
 
@@ -465,12 +469,32 @@ public final class RedisCounterStore implements CounterStore {
                 // queued one would be re-sent after the reconnect. NoReplayIT shows that this is what stops the
                 // replay in cluster mode (Lettuce's replayFilter alone did not, measured on 6.8)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.builder().fixedTimeout(settings.commandTimeout()).build())
+                .timeoutOptions(TimeoutOptions.builder().timeoutSource(timeouts(settings.commandTimeout())).build())
                 .socketOptions(base.getSocketOptions().mutate()
                         .keepAlive(true)
                         .tcpNoDelay(true)
                         .build())
                 .build();
+    }
+
+    /**
+     * Every command's timeout: the command timeout (the check's), unless the call being sent has its own (see
+     * {@link #timed}). The check's path never sets one, so its timeout is the fixed one it always was.
+     */
+    static TimeoutOptions.TimeoutSource timeouts(Duration commandTimeout) {
+        long fixedNanos = commandTimeout.toNanos();
+        return new TimeoutOptions.TimeoutSource() {
+            @Override
+            public long getTimeout(RedisCommand<?, ?, ?> command) {
+                Duration own = CALL_TIMEOUT.get();
+                return own == null ? fixedNanos : own.toNanos();
+            }
+
+            @Override
+            public TimeUnit getTimeUnit() {
+                return TimeUnit.NANOSECONDS;
+            }
+        };
     }
 
     private static Duration topologyRefresh(ClientOptions base, ClientSettings settings) {
@@ -505,17 +529,23 @@ public final class RedisCounterStore implements CounterStore {
 
     @Override
     public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+        return run(script, keys, args, null);
+    }
+
+    /** @param timeout the call's own timeout, or null for the command timeout (the check's) */
+    @Override
+    public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args, Duration timeout) {
         RedisAdvancedClusterAsyncCommands<String, String> commands = this.commands;
         if (commands == null) {
             return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
         String[] keyArray = keys.toArray(String[]::new);
         String[] argArray = args.toArray(String[]::new);
-        CompletableFuture<List<Object>> first = commands.<List<Object>>evalsha(
-                script.sha1(), ScriptOutputType.MULTI, keyArray, argArray).toCompletableFuture();
+        CompletableFuture<List<Object>> first = timed(timeout, () -> commands.<List<Object>>evalsha(
+                script.sha1(), ScriptOutputType.MULTI, keyArray, argArray));
         return first.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
-                return commands.<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keyArray, argArray).toCompletableFuture();
+                return timed(timeout, () -> commands.<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keyArray, argArray));
             }
             return CompletableFuture.failedFuture(error);
         }).handle((reply, error) -> {
@@ -526,6 +556,25 @@ public final class RedisCounterStore implements CounterStore {
             }
             return longs(reply);
         });
+    }
+
+    /**
+     * Sends a command with its own timeout. Lettuce asks the client's {@link #timeouts} source for a command's timeout
+     * as the command is written, the cluster connection's writer and then the node connection's, both on the sending
+     * thread while the node is connected, so the timeout rides a thread-local for that moment. (A command that must
+     * wait for a node's first connection is written later, elsewhere, and gets the command timeout: the pod connects
+     * to every primary before its first check, so a flush rarely meets that.)
+     */
+    private static <T> CompletableFuture<T> timed(Duration timeout, Supplier<RedisFuture<T>> send) {
+        if (timeout == null) {
+            return send.get().toCompletableFuture();
+        }
+        CALL_TIMEOUT.set(timeout);
+        try {
+            return send.get().toCompletableFuture();
+        } finally {
+            CALL_TIMEOUT.remove();
+        }
     }
 
     @Override

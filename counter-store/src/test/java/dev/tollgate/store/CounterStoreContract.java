@@ -342,9 +342,48 @@ abstract class CounterStoreContract {
     }
 
     @Test
+    void aCountAfterCallSentTwiceCountsOnceAndItsResendAnswersTheFirstRunsVerdicts() {
+        List<String> keys = keysOnOneShard(2);
+        ScriptCall call = CountAfterCall.of(List.of(new CountAfterCall.Entry(keys.get(0), spend(daily), 2),
+                new CountAfterCall.Entry(keys.get(1), spend(daily), 10)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
+        CountAfterCall.Reply first = run(call);
+        assertThat(first.replayed()).isFalse();
+        assertThat(first.over()).as("the second key owes a burst: over for 4 days").singleElement().satisfies(over -> {
+            assertThat(over.entry()).isEqualTo(1);
+            assertThat(over.waitMs()).isBetween(4 * 86_000_000L, 4 * 86_400_000L);
+        });
+
+        CountAfterCall.Reply resent = run(call);
+
+        assertThat(resent.replayed()).as("the store had run this call").isTrue();
+        assertThat(resent.over()).as("the first run's verdicts, their waits as of now").singleElement().satisfies(over -> {
+            assertThat(over.entry()).isEqualTo(1);
+            assertThat(over.waitMs()).isBetween(4 * 86_000_000L, first.over().get(0).waitMs());
+        });
+        assertThat(bucket(keys.get(0), 1, 1, spend(daily)).remaining()).as("2 of 3 tokens counted once: the last one left")
+                .containsExactly(0);
+        ScriptCall other = CountAfterCall.of(List.of(new CountAfterCall.Entry(keys.get(0), spend(daily), 1)), 0,
+                "pod-a:" + UUID.randomUUID(), 60_000);
+        assertThat(run(other).over()).as("another call id counts: one token of debt").singleElement()
+                .satisfies(over -> assertThat(over.waitMs()).isBetween(2 * 86_000_000L, 2 * 86_400_000L));
+    }
+
+    @Test
+    void aCountAfterCallCountsAgainOnceItsMarkerHasExpired() throws InterruptedException {
+        String key = key();
+        ScriptCall call = CountAfterCall.of(List.of(new CountAfterCall.Entry(key, spend(daily), 1)), 0, "pod-a:" + UUID.randomUUID(), 100);
+        run(call);
+        pass(300);
+        assertThat(run(call).replayed()).isFalse();
+        assertThat(bucket(key, 1, 1, spend(daily)).remaining()).as("counted twice: a resend must come within the marker's life")
+                .containsExactly(0);
+    }
+
+    @Test
     void countAfterRefusesAnUnknownKind() {
-        assertThatThrownBy(() -> store().run(CountAfterCall.COUNT_AFTER, List.of("rl:{" + key() + "}:x"),
-                List.of("1", "bogus", "rl:{" + key() + "}:x", "1", "1", "1", "1", "1")).join())
+        String key = key();
+        assertThatThrownBy(() -> store().run(CountAfterCall.COUNT_AFTER, List.of("rl:{" + key + "}:x", "tg:{" + key + "}:flush:1"),
+                List.of("1", "1000", "bogus", "rl:{" + key + "}:x", "1", "1", "1", "1", "1")).join())
                 .isInstanceOf(CompletionException.class)
                 .hasRootCauseInstanceOf(StoreException.class);
     }
@@ -354,7 +393,10 @@ abstract class CounterStoreContract {
     }
 
     private CountAfterCall.Reply countAfter(long nowMs, CountAfterCall.Entry... entries) {
-        ScriptCall call = CountAfterCall.of(List.of(entries), nowMs);
+        return run(CountAfterCall.of(List.of(entries), nowMs, "pod-a:" + UUID.randomUUID(), 60_000));
+    }
+
+    private CountAfterCall.Reply run(ScriptCall call) {
         return CountAfterCall.Reply.parse(store().run(call.script(), call.keys(), call.args()).join());
     }
 

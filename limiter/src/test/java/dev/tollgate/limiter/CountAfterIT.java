@@ -6,6 +6,8 @@ import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.FailMode;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
+import dev.tollgate.limiter.after.Admission;
+import dev.tollgate.limiter.after.CountAfter;
 import dev.tollgate.limiter.after.CountAfterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.limiter.rules.StaticRuleBook;
@@ -14,11 +16,17 @@ import dev.tollgate.store.LuaScript;
 import dev.tollgate.store.RedisCounterStore;
 import dev.tollgate.store.RedisStoreSettings;
 import dev.tollgate.store.key.RedisKeys;
+import dev.tollgate.store.script.CountAfterCall;
+import dev.tollgate.store.script.FixedWindows;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
 import dev.tollgate.testsupport.redis.Node;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +43,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Count-after rules on a real Redis Cluster: two engines as two pods sharing it, a burst over the limit admitted
- * within the stated bound at a few store calls per thousand requests, and the fail modes when a primary is frozen
- * (SIGSTOP) or killed.
+ * within the stated bound at a few store calls per thousand requests, the fail modes when a primary is frozen
+ * (SIGSTOP) or killed, and a flush that times out resent and counted exactly once.
  */
 class CountAfterIT {
 
@@ -145,9 +153,127 @@ class CountAfterIT {
                 }
             }
             assertThat(admitted).as("fail open: the pod's allowance, then the fallback bucket").isPositive();
-            assertThat(metrics.registry().counter(LimiterMetrics.COUNT_AFTER_DROPPED).count()).as("the failed flushes' counts").isPositive();
+            long killedAt = System.nanoTime();
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> metrics.registry().counter(LimiterMetrics.COUNT_AFTER_DROPPED).count() > 0);
+            assertThat(Duration.ofNanos(System.nanoTime() - killedAt)).as("the failed calls were resent until their counts were"
+                    + " five flush timeouts old, then dropped").isGreaterThanOrEqualTo(CountAfterSettings.of(FLUSH).resendFor().minusSeconds(2));
             pod.close();
         }
+    }
+
+    @Test
+    void aFlushThatTimesOutIsResentAndTheStoreCountsExactlyWhatThePodAdmitted() throws Exception {
+        try (RedisCluster cluster = RedisCluster.builder().nodeTimeoutMs(15_000).start();
+             RedisCounterStore store = connect(cluster)) {
+            assertThat(store.awaitConnected(Duration.ofSeconds(10))).isTrue();
+            LimiterMetrics metrics = new LimiterMetrics(new SimpleMeterRegistry());
+            // a day's quota: a count is exact (no refill), and 1,000,000 a day over a 1 s "flush" is an allowance of 12
+            Rule quota = Rule.fixedWindow("quota-ip", "edge", 1_000_000, 86_400).withMatch(EDGE).withCounting(Counting.AFTER);
+            Spend spend = new Spend(quota, 1.0, 1);
+            Duration flushTimeout = Duration.ofMillis(400);
+            CountAfter pod = new CountAfter(store, CountAfterSettings.of(Duration.ofSeconds(1), 1_000, flushTimeout), System::nanoTime,
+                    Clock.systemUTC(), metrics, false);
+            Node victim = cluster.primaries().get(0);
+            List<String> keys = keysOn(cluster, victim, 10, "q" + System.nanoTime() + "_");
+            long admitted = admitAll(pod, keys, spend);
+            pod.flush().join();
+            assertThat(failedFlushes(metrics)).as("a warm shard answers").isZero();
+
+            admitted += admitAll(pod, keys, spend);
+            victim.freeze();
+            try {
+                long frozenAt = System.nanoTime();
+                ScriptCall check = SpendCall.of(keys.get(0), List.of(new Spend(flood, 1.0, 1)), 1, 1, System.currentTimeMillis());
+                CompletableFuture<Long> checkFailedMs = store.run(check.script(), check.keys(), check.args())
+                        .handle((reply, error) -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt));
+                pod.flush().join();
+                long flushFailedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
+                assertThat(flushFailedMs).as("the flush's own timeout, not the check's").isGreaterThanOrEqualTo(flushTimeout.toMillis() - 20);
+                assertThat(checkFailedMs.join()).as("the check's call keeps the command timeout (%s)", TIMEOUT)
+                        .isLessThan(flushTimeout.toMillis() - 100);
+                assertThat(failedFlushes(metrics)).isEqualTo(1);
+                // the failed answer restarted the allowance: the pod admits on while the shard is frozen
+                admitted += admitAll(pod, keys, spend);
+                Thread.sleep(200);
+            } finally {
+                // the frozen call is still in the shard's socket: it runs now, though the pod gave up on it
+                victim.unfreeze();
+            }
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                pod.flush().join();
+                return resent(metrics, true) + resent(metrics, false) >= 1 && pod.held() == 0;
+            });
+
+            assertThat(resent(metrics, true)).as("the store had counted the call that timed out: its resend counted nothing").isEqualTo(1);
+            assertThat(metrics.registry().counter(LimiterMetrics.COUNT_AFTER_DROPPED).count()).isZero();
+            long counted = 0;
+            long nowMs = System.currentTimeMillis();
+            for (String key : keys) {
+                String value = store.connection().sync().get(FixedWindows.key(key, quota.id(), 86_400_000L, nowMs));
+                counted += value == null ? 0 : Long.parseLong(value);
+            }
+            assertThat(counted).as("no count lost, none counted twice").isEqualTo(admitted);
+            pod.close();
+        }
+    }
+
+    @Test
+    void aFullChunkOfAFlushRunsInAFewMillisecondsOfTheShardsTime() {
+        RedisCluster cluster = RedisCluster.shared();
+        try (RedisCounterStore store = connect(cluster)) {
+            assertThat(store.awaitConnected(Duration.ofSeconds(10))).isTrue();
+            Node primary = cluster.primaries().get(0);
+            int chunk = CountAfterSettings.DEFAULT_MAX_KEYS_PER_CALL;
+            List<CountAfterCall.Entry> entries = new ArrayList<>();
+            for (String key : keysOn(cluster, primary, chunk, "chunk" + System.nanoTime() + "_")) {
+                entries.add(new CountAfterCall.Entry(key, new Spend(flood, 1.0, 1), 3));
+            }
+            var node = store.connection().getConnection(primary.host(), primary.port()).sync();
+            long[] before = evalshaStats(node.info("commandstats"));
+            int calls = 20;
+            for (int i = 0; i < calls; i++) {
+                ScriptCall call = CountAfterCall.of(entries, System.currentTimeMillis(), "chunk-test:" + i, 10_000);
+                store.run(call.script(), call.keys(), call.args(), Duration.ofSeconds(5)).join();
+            }
+            long[] after = evalshaStats(node.info("commandstats"));
+            double usPerCall = (double) (after[1] - before[1]) / (after[0] - before[0]);
+            System.out.printf("count after: one flush call of %d keys runs %.0f µs on its shard (%d calls)%n", chunk, usPerCall, calls);
+            assertThat(after[0] - before[0]).as("every call ran by its SHA").isGreaterThanOrEqualTo(calls - 1);
+            assertThat(usPerCall).as("a chunk stalls the shard's checks for a few ms at most").isLessThan(20_000);
+        }
+    }
+
+    /** {calls, usec} of EVALSHA in an INFO commandstats reply. */
+    private static long[] evalshaStats(String info) {
+        java.util.regex.Matcher stats = java.util.regex.Pattern.compile("cmdstat_evalsha:calls=(\\d+),usec=(\\d+)").matcher(info);
+        return stats.find() ? new long[] {Long.parseLong(stats.group(1)), Long.parseLong(stats.group(2))} : new long[] {0, 0};
+    }
+
+    /** Admits one request a key, round after round, until each key's allowance until the next answer is spent. */
+    private static long admitAll(CountAfter pod, List<String> keys, Spend spend) {
+        long admitted = 0;
+        boolean any = true;
+        while (any) {
+            any = false;
+            for (String key : keys) {
+                if (pod.admit(key, List.of(spend), false) instanceof Admission.Admitted) {
+                    admitted++;
+                    any = true;
+                }
+            }
+        }
+        return admitted;
+    }
+
+    private static long failedFlushes(LimiterMetrics metrics) {
+        return metrics.registry().find(LimiterMetrics.STORE_CALLS).tag("script", "count_after").timers().stream()
+                .filter(timer -> !"ok".equals(timer.getId().getTag("outcome"))).mapToLong(timer -> timer.count()).sum();
+    }
+
+    private static long resent(LimiterMetrics metrics, boolean applied) {
+        var counter = metrics.registry().find(LimiterMetrics.COUNT_AFTER_RESENT).tag("applied", Boolean.toString(applied)).counter();
+        return counter == null ? 0 : (long) counter.count();
     }
 
     private static boolean failedOnFlushes(Limiter pod, String key) throws Exception {
@@ -189,6 +315,12 @@ class CountAfterIT {
             }
 
             @Override
+            public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args, Duration timeout) {
+                calls.incrementAndGet();
+                return store.run(script, keys, args, timeout);
+            }
+
+            @Override
             public String shardOf(String redisKey) {
                 return store.shardOf(redisKey);
             }
@@ -207,11 +339,17 @@ class CountAfterIT {
     }
 
     private static String keyOn(RedisCluster cluster, Node primary) {
-        for (int i = 0; ; i++) {
-            String key = "ip_" + i;
+        return keysOn(cluster, primary, 1, "ip_").get(0);
+    }
+
+    private static List<String> keysOn(RedisCluster cluster, Node primary, int count, String prefix) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            String key = prefix + i;
             if (cluster.primaryForKey(RedisKeys.hashTag(key)).port() == primary.port()) {
-                return key;
+                keys.add(key);
             }
         }
+        return keys;
     }
 }

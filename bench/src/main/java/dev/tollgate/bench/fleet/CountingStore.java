@@ -4,6 +4,7 @@ import dev.tollgate.bench.load.Timeline;
 import dev.tollgate.store.CounterStore;
 import dev.tollgate.store.LuaScript;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,13 +44,23 @@ public final class CountingStore implements CounterStore {
 
     @Override
     public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+        count(script, keys);
+        return delegate.run(script, keys, args);
+    }
+
+    @Override
+    public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args, Duration timeout) {
+        count(script, keys);
+        return delegate.run(script, keys, args, timeout);
+    }
+
+    private void count(LuaScript script, List<String> keys) {
         calls.increment();
         byScript.computeIfAbsent(script.name(), name -> new LongAdder()).increment();
         Timeline current = timeline;
         if (current != null) {
             current.storeCall(keys.isEmpty() ? "" : keys.get(0), System.nanoTime());
         }
-        return delegate.run(script, keys, args);
     }
 
     @Override

@@ -27,7 +27,10 @@ import dev.tollgate.limiter.rules.StaticRuleBook;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -47,7 +50,8 @@ final class CountAfterScenario implements Scenario {
             null, null, 1, Counting.AFTER, 1);
 
     record Result(int pods, long sent, double offeredPerS, double sentPerS, long storeCalls, double callsPerRequest, long admittedAttackers,
-                  long worstOver, long bound, long late, double seconds, long dropped, long fallbackAdmitted, long flushFailures) {
+                  long worstOver, long bound, long late, double seconds, long dropped, long fallbackAdmitted, long flushFailures,
+                  Map<String, Long> failuresByReason, long resent, long resentApplied) {
     }
 
     @Override
@@ -68,7 +72,7 @@ final class CountAfterScenario implements Scenario {
             results.add(runOnce(bench, pods));
             bench.pause();
         }
-        return write(bench, results);
+        return write(bench, charts, results);
     }
 
     private Result runOnce(Bench bench, int pods) {
@@ -131,17 +135,27 @@ final class CountAfterScenario implements Scenario {
         }
         long bound = pods * CountAfterSettings.DEFAULTS.overshootBoundPerPod(10, 1);
         long dropped = (long) registry.counter(LimiterMetrics.COUNT_AFTER_DROPPED).count();
-        long flushFailures = registry.find(LimiterMetrics.STORE_CALLS).tag("script", "count_after").timers().stream()
-                .filter(timer -> !"ok".equals(timer.getId().getTag("outcome"))).mapToLong(timer -> timer.count()).sum();
+        Map<String, Long> failuresByReason = new TreeMap<>();
+        registry.find(LimiterMetrics.STORE_CALLS).tag("script", "count_after").timers().stream()
+                .filter(timer -> !"ok".equals(timer.getId().getTag("outcome")))
+                .forEach(timer -> failuresByReason.merge(timer.getId().getTag("outcome"), timer.count(), Long::sum));
+        long flushFailures = failuresByReason.values().stream().mapToLong(Long::longValue).sum();
+        long resentApplied = resent(registry, true);
         return new Result(pods, sent, total, sent / measure, calls, sent == 0 ? Double.NaN : (double) calls / sent, admittedAll,
-                worstOver, bound, load.late(), seconds, dropped, fallbackAdmitted.get(), flushFailures);
+                worstOver, bound, load.late(), seconds, dropped, fallbackAdmitted.get(), flushFailures, failuresByReason,
+                resentApplied + resent(registry, false), resentApplied);
+    }
+
+    private static long resent(SimpleMeterRegistry registry, boolean applied) {
+        var counter = registry.find(LimiterMetrics.COUNT_AFTER_RESENT).tag("applied", Boolean.toString(applied)).counter();
+        return counter == null ? 0 : (long) counter.count();
     }
 
     private static CheckRequest request(String ip) {
         return new CheckRequest(Bench.DOMAIN, List.of(CheckEntry.of(PER_IP.id(), ip, 1)));
     }
 
-    private Section write(Bench bench, List<Result> results) {
+    private Section write(Bench bench, Charts charts, List<Result> results) {
         var options = bench.options();
         Section section = new Section(number(), title());
         section.method("A per-IP rule of 10/s, burst 20, with counting: after, on pods flushing every 100 ms. Offered open-loop: "
@@ -150,25 +164,36 @@ final class CountAfterScenario implements Scenario {
                 + "Store calls are every script call at the engine's store port (flushes and any inline checks), per request sent, over "
                 + Format.seconds(options.seconds(6)) + " after a " + Format.seconds(options.seconds(2)) + " warm-up. An attacker's"
                 + " overshoot is what it was admitted over its limit for the whole run (burst + 10/s × the run); the bound is pods"
-                + " × 2 × the allowance per flush (max(1, ⌈10/s × 100 ms⌉) = 1).");
+                + " × 2 × the allowance per flush (max(1, ⌈10/s × 100 ms⌉) = 1). Flush calls have their own timeout ("
+                + Format.seconds(CountAfterSettings.DEFAULTS.flushTimeout().toMillis() / 1000.0) + ", not the check's), and one that"
+                + " fails is resent with its id, so the store counts it once.");
         Table table = new Table(null, List.of("pods", "offered", "sent (measured)", "store calls", "store calls per request",
                 "attackers admitted", "worst attacker over its limit", "stated bound", "flush calls failed",
-                "units dropped with them", "attacker answers from the fallback bucket"));
+                "failed calls resent and answered", "of which the store had counted", "units dropped uncounted",
+                "attacker answers from the fallback bucket"));
         for (Result r : results) {
             table.row(Integer.toString(r.pods()), Format.rate(r.offeredPerS()), Format.rate(r.sentPerS()), Format.count(r.storeCalls()),
                     String.format("%.4f", r.callsPerRequest()), Format.count(r.admittedAttackers()), Format.count(Math.max(0, r.worstOver())),
-                    Format.count(r.bound()), Format.count(r.flushFailures()), Format.count(r.dropped()), Format.count(r.fallbackAdmitted()));
+                    Format.count(r.bound()), Format.count(r.flushFailures()), Format.count(r.resent()), Format.count(r.resentApplied()),
+                    Format.count(r.dropped()), Format.count(r.fallbackAdmitted()));
         }
         section.table(table);
+        List<String> categories = results.stream().map(r -> r.pods() + " pods").toList();
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        series.put("worst attacker over its limit", results.stream().map(r -> (double) Math.max(0, r.worstOver())).toList());
+        series.put("stated bound", results.stream().map(r -> (double) r.bound()).toList());
+        section.chart(charts.bars("s12-count-after-over", "Count after: the worst attacker's overshoot against the stated bound",
+                "fleet", "requests over the limit", categories, series, false, false, null));
         for (Result r : results) {
             section.check("Count after on " + r.pods() + " pods: ≤ 0.01 store calls per request", String.format("%.4f", r.callsPerRequest()),
                     r.callsPerRequest() <= 0.01);
             section.check("Count after on " + r.pods() + " pods: over the limit within the bound (" + r.bound() + ")",
                     Format.count(Math.max(0, r.worstOver())), r.worstOver() <= r.bound());
             if (r.dropped() > 0 || r.fallbackAdmitted() > 0) {
-                section.note(r.pods() + " pods: the bound holds for counts the store took; " + Format.count(r.flushFailures())
-                        + " flush calls failed (timed out on the saturated machine), dropping " + Format.count(r.dropped())
-                        + " admitted units uncounted, and " + Format.count(r.fallbackAdmitted()) + " attacker requests were admitted"
+                section.note(r.pods() + " pods: " + Format.count(r.flushFailures()) + " flush calls failed (by reason: "
+                        + r.failuresByReason() + "; resent with their ids,"
+                        + " so counted once), " + Format.count(r.dropped()) + " admitted units were dropped uncounted (their calls"
+                        + " failed past the resend age), and " + Format.count(r.fallbackAdmitted()) + " attacker requests were admitted"
                         + " by the fail-open fallback after an inline call failed: both add to what an attacker got past its limit.");
             }
             if (r.late() > 0) {

@@ -320,15 +320,20 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param flushInterval  how often the pod sends its count-after counts to the store, one script call per shard;
      *                       a pod admits a key on its own at most the rule's rate over this between two flush answers,
      *                       which sizes the overshoot bound (rules-service's tollgate.count-after.flush-interval must
-     *                       be the same, to state it); three failed intervals fail a fail-closed count-after rule
+     *                       be the same, to state it); three intervals without a flush answer fail a fail-closed
+     *                       count-after rule
      * @param maxPendingKeys the (rule, key) counts a pod holds between flushes; when full, a new key is checked
      *                       inline (a store call) until a flush empties the map
+     * @param flushTimeout   how long one flush call may take before it is resent (with its id, so it counts once):
+     *                       its own, not tollgate.redis.command-timeout, which is the check's; a failed call is resent
+     *                       until its counts are five of these old, then dropped
      */
     public record CountAfter(@DefaultValue("100ms") @DurationMin(millis = 1) @DurationMax(seconds = 10) Duration flushInterval,
-                             @DefaultValue("200000") @Min(1) int maxPendingKeys) {
+                             @DefaultValue("200000") @Min(1) int maxPendingKeys,
+                             @DefaultValue("1s") @DurationMin(millis = 1) @DurationMax(minutes = 1) Duration flushTimeout) {
 
         public CountAfterSettings settings() {
-            return CountAfterSettings.of(flushInterval, maxPendingKeys);
+            return CountAfterSettings.of(flushInterval, maxPendingKeys, flushTimeout);
         }
     }
 

@@ -67,6 +67,14 @@ public final class RedisKeys {
         return podRegistry(region) + ":hot:" + podId;
     }
 
+    /**
+     * {@code tg:{<key>}:flush:<call id>}: the marker of one count-after flush call that has run, in the slot of the
+     * call's routing key (its first entry's), so that a resent call counts nothing (written by {@code count_after.lua}).
+     */
+    public static String flushMarker(String key, String callId) {
+        return "tg:{" + encode(key) + "}:flush:" + callId;
+    }
+
     /** The hash tag of a key: what Redis Cluster hashes to choose its slot. */
     public static String hashTag(String key) {
         return encode(key);

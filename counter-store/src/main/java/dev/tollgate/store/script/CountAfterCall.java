@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Builds a call to {@code count_after.lua}: one pod's admitted counts for many keys of one shard, added in one
  * call, and reads which of those keys are now over. Only token buckets and fixed windows count after (the
- * validator refuses a sliding log).
+ * validator refuses a sliding log). Each call has an id, and the store applies a call of one id once: a call that
+ * failed or timed out is resent as it was built (the same {@link ScriptCall}), never rebuilt.
  */
 public final class CountAfterCall {
 
@@ -44,28 +45,39 @@ public final class CountAfterCall {
         }
     }
 
-    /** The reply: the store's clock, and for each entry now over its index in the call and the ms until it is not. */
-    public record Reply(long storeNowMs, List<Over> over) {
+    /**
+     * The reply: the store's clock, whether the call had run before (a resend: it counted nothing and
+     * answers its first run's verdicts), and for each entry over its index in the call and the ms until it is not.
+     */
+    public record Reply(long storeNowMs, boolean replayed, List<Over> over) {
 
         public record Over(int entry, long waitMs) {
         }
 
         public static Reply parse(List<Long> reply) {
-            List<Over> over = new ArrayList<>((reply.size() - 1) / 2);
-            for (int i = 1; i + 1 < reply.size(); i += 2) {
+            List<Over> over = new ArrayList<>((reply.size() - 2) / 2);
+            for (int i = 2; i + 1 < reply.size(); i += 2) {
                 over.add(new Over(Math.toIntExact(reply.get(i) - 1), reply.get(i + 1)));
             }
-            return new Reply(reply.get(0), List.copyOf(over));
+            return new Reply(reply.get(0), reply.get(1) == 1, List.copyOf(over));
         }
     }
 
-    /** @param nowMs the pod's clock, which names fixed windows as the inline spend names them */
-    public static ScriptCall of(List<Entry> entries, long nowMs) {
+    /**
+     * @param nowMs        the pod's clock, which names fixed windows as the inline spend names them
+     * @param callId       unique to this call among every pod's calls for as long as its marker lives ({@code [0-9a-z:-]})
+     * @param markerTtlMs  how long the store remembers the call ran: longer than the pod may resend it
+     */
+    public static ScriptCall of(List<Entry> entries, long nowMs, String callId, long markerTtlMs) {
         if (entries.isEmpty()) {
             throw new IllegalArgumentException("a flush carries at least one entry (its first key routes the call)");
         }
-        List<String> args = new ArrayList<>(1 + 7 * entries.size());
+        if (markerTtlMs < 1) {
+            throw new IllegalArgumentException("a flush's marker must live at least 1 ms, was " + markerTtlMs);
+        }
+        List<String> args = new ArrayList<>(2 + 7 * entries.size());
         args.add(Integer.toString(entries.size()));
+        args.add(Long.toString(markerTtlMs));
         String routing = null;
         for (Entry entry : entries) {
             Spend spend = entry.spend();
@@ -79,7 +91,7 @@ public final class CountAfterCall {
                 case SLIDING_LOG -> throw new IllegalStateException("unreachable: redisKey refused it");
             }
         }
-        return new ScriptCall(COUNT_AFTER, List.of(routing), args);
+        return new ScriptCall(COUNT_AFTER, List.of(routing, RedisKeys.flushMarker(entries.get(0).key(), callId)), args);
     }
 
     private static void add(List<String> args, String kind, String key, long a, long b, long c, long units, long need) {

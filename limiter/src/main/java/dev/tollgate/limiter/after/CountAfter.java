@@ -11,16 +11,22 @@ import dev.tollgate.store.script.Spend;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -28,20 +34,29 @@ import java.util.function.LongSupplier;
  * the store last said the key is over (until the time it said), admits and counts when the key's allowance until the
  * pod's next flush answer holds the request, and hands the group to the inline check otherwise (so a burst of a key
  * that is not over still passes, exactly), unless the store said the key was over at its last answer: then the
- * pod denies until the next. No store call is made on that path. Every flush interval {@link #flush} sends the counts, one {@code count_after.lua} call per shard, and
- * keeps the over flags the store answers.
+ * pod denies until the next. No store call is made on that path. Every flush interval {@link #flush} sends the
+ * counts, one {@code count_after.lua} call per shard, and keeps the over flags the store answers.
  *
  * <p>The bound: between two answers of its flushes a pod admits a key on its own at most its allowance, the rule's
  * rate over one flush interval ({@link CountAfterSettings#perFlush}). When the key goes over in the store, a pod has
  * admitted at most one allowance the store had not yet counted and one more while the answer was on its way, so a key
  * seen by N pods runs over its limit by at most {@code 2 × allowance × N} ({@link CountAfterSettings#overshootBoundPerPod}).
+ * That holds while the shard answers flush calls within their timeout: a call that fails restarts the allowance
+ * without the store's word (the fail-open mode below), so each failed call may let one more allowance through.
  *
- * <p>A flush that fails is not retried: a timed-out call may have counted, and sending it again would count twice, so
- * its counts are dropped (and counted in {@code tollgate.count.after.dropped}). The allowance starts over at every
- * answer, failed ones included, so a fail-open rule keeps admitting about its rate per pod while its shard is gone,
- * and checks past that go inline to the rule's fail mode; a fail-closed rule denies once the shard's flushes have
- * failed for {@link CountAfterSettings#failClosedAfter} ({@link Admission.StoreGone}), and a probe rides each flush
- * until the shard answers again.
+ * <p>No count is lost while the store answers. Each flush call has an id (this engine's random prefix and a
+ * sequence), and the script applies a call of one id once: a call that fails or times out (a timed-out call may have
+ * counted) is resent as it was built, at each flush, until the store answers it; a resend of a call that had counted
+ * counts nothing and answers its first run's verdicts ({@code tollgate.count.after.resent}). Flush calls have their own
+ * timeout ({@link CountAfterSettings#flushTimeout}), longer than the check's, and a shard with a call out is skipped
+ * by the next flush, so one slow shard holds up no other's. Only a call still failing once its counts are
+ * {@link CountAfterSettings#resendFor} old is dropped (and counted in {@code tollgate.count.after.dropped}).
+ *
+ * <p>The fail modes. The allowance starts over at every answer, failed ones included, so a fail-open rule keeps
+ * admitting about its rate per pod while its shard is gone (an allowance per failed call, then inline, to the rule's
+ * fallback), and those counts reach the store when it is back within their resend age. A fail-closed rule denies
+ * once its shard has left a call unanswered for {@link CountAfterSettings#failClosedAfter} ({@link Admission.StoreGone}),
+ * however long the flush timeout, and a probe rides each flush until the shard answers again.
  */
 public final class CountAfter implements AutoCloseable {
 
@@ -66,13 +81,41 @@ public final class CountAfter implements AutoCloseable {
         long sinceAnswer;
     }
 
-    /** A shard's flush health: when its flushes began failing (0: they answer), and a key to probe it with. */
+    /**
+     * A shard's flush health: since when (nanoTime) it has not answered a call (0: its last call was answered), its
+     * calls out now, and a key to probe it with once its calls fail.
+     */
     private static final class Shard {
-        volatile long failingSinceNanos;
+        volatile long unansweredSinceNanos;
+        final AtomicInteger inFlight = new AtomicInteger();
         volatile CountAfterCall.Entry probe;
     }
 
     private record Sent(Counted counted, CountAfterCall.Entry entry) {
+    }
+
+    /**
+     * A flush call as built, sent again as it is until the store answers it; {@code units}: what it counts. Sent only
+     * by the one flush building at a time, so {@code attempts} needs no lock.
+     */
+    private static final class Call {
+        final List<Sent> sent;
+        final ScriptCall script;
+        final long firstSentNanos;
+        final long units;
+        int attempts;
+
+        Call(List<Sent> sent, ScriptCall script, long firstSentNanos, long units) {
+            this.sent = sent;
+            this.script = script;
+            this.firstSentNanos = firstSentNanos;
+            this.units = units;
+        }
+
+        /** The key that routes the call (its first entry's), by which a resend finds the shard that owns it now. */
+        String routingKey() {
+            return sent.get(0).entry().key();
+        }
     }
 
     private final CounterStore store;
@@ -89,6 +132,12 @@ public final class CountAfter implements AutoCloseable {
      */
     private final Map<Counted, Long> overUntil = new ConcurrentHashMap<>();
     private final Map<String, Shard> shards = new ConcurrentHashMap<>();
+    /** Failed calls to send again, oldest first, and the entries they hold (at most maxPendingKeys). */
+    private final Queue<Call> resends = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger resending = new AtomicInteger();
+    /** Call ids: this engine's random prefix and a sequence, so that no two engines' calls, restarted or not, share one. */
+    private final String callPrefix = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    private final AtomicLong calls = new AtomicLong();
     private final AtomicBoolean flushing = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile ScheduledFuture<?> task;
@@ -137,8 +186,8 @@ public final class CountAfter implements AutoCloseable {
         if (failsClosed) {
             String shard = shardOrGone(key);
             Shard state = shard == null ? null : shards.get(shard);
-            if (shard == null || (state != null && state.failingSinceNanos != 0
-                    && now - state.failingSinceNanos >= settings.failClosedAfter().toNanos())) {
+            if (shard == null || (state != null && state.unansweredSinceNanos != 0
+                    && now - state.unansweredSinceNanos >= settings.failClosedAfter().toNanos())) {
                 return new Admission.StoreGone(shard == null ? "unknown" : shard);
             }
         }
@@ -201,9 +250,10 @@ public final class CountAfter implements AutoCloseable {
     }
 
     /**
-     * Sends every pending count, one call per shard (chunked at {@link CountAfterSettings#maxKeysPerCall}), plus a
-     * probe to each failing shard that has nothing to send. Completes, never exceptionally, when every call has been
-     * answered; a flush still out when the next is due makes that one a no-op.
+     * Sends every pending count and every failed call due again, one call per shard (chunked at
+     * {@link CountAfterSettings#maxKeysPerCall}), plus a probe to each failing shard that has nothing to send. A shard
+     * with a call still out is left for a later flush (its counts stay pending), so one slow shard never holds up the
+     * others'. Completes, never exceptionally, when every call this flush sent has been answered or has failed.
      */
     public CompletableFuture<Void> flush() {
         if (!flushing.compareAndSet(false, true)) {
@@ -212,8 +262,32 @@ public final class CountAfter implements AutoCloseable {
         try {
             long sentAt = nanoTime.getAsLong();
             long nowMs = clock.millis();
+            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            Set<String> sending = new HashSet<>();
+            // the oldest counts first: calls that failed, resent as they were built, so that the store counts each once
+            for (int left = resends.size(); left > 0; left--) {
+                Call call = resends.poll();
+                if (call == null) {
+                    break;
+                }
+                String shard = shardOrGone(call.routingKey());
+                if (sentAt - call.firstSentNanos > settings.resendFor().toNanos()) {
+                    resending.addAndGet(-call.sent.size());
+                    metrics.countAfterDropped(call.units);
+                } else if (shard == null || busy(shard, sending)) {
+                    resends.add(call);
+                } else {
+                    resending.addAndGet(-call.sent.size());
+                    sending.add(shard);
+                    calls.add(send(shard, call, sentAt));
+                }
+            }
             Map<String, List<Sent>> byShard = new HashMap<>();
             for (Counted counted : tallies.keySet()) {
+                String shard = shardOrGone(counted.key());
+                if (shard != null && busy(shard, sending)) {
+                    continue;
+                }
                 CountAfterCall.Entry[] taken = {null};
                 tallies.computeIfPresent(counted, (k, tally) -> {
                     if (tally.pending == 0 && tally.sinceAnswer == 0) {
@@ -227,7 +301,6 @@ public final class CountAfter implements AutoCloseable {
                     return tally;
                 });
                 if (taken[0] != null) {
-                    String shard = shardOrGone(counted.key());
                     if (shard == null) {
                         metrics.countAfterDropped(taken[0].units());
                         answered(List.of(new Sent(counted, taken[0])));
@@ -238,48 +311,80 @@ public final class CountAfter implements AutoCloseable {
             }
             for (Map.Entry<String, Shard> shard : shards.entrySet()) {
                 CountAfterCall.Entry probe = shard.getValue().probe;
-                if (shard.getValue().failingSinceNanos != 0 && probe != null && !byShard.containsKey(shard.getKey())) {
+                if (shard.getValue().unansweredSinceNanos != 0 && probe != null && !byShard.containsKey(shard.getKey())
+                        && !sending.contains(shard.getKey()) && !busy(shard.getKey(), sending)) {
                     byShard.put(shard.getKey(), List.of(new Sent(new Counted(probe.spend().rule().id(), probe.key()),
                             new CountAfterCall.Entry(probe.key(), probe.spend(), 0))));
                 }
             }
-            List<CompletableFuture<Void>> calls = new ArrayList<>();
             for (Map.Entry<String, List<Sent>> shard : byShard.entrySet()) {
                 List<Sent> all = shard.getValue();
                 for (int from = 0; from < all.size(); from += settings.maxKeysPerCall()) {
-                    calls.add(send(shard.getKey(), all.subList(from, Math.min(all.size(), from + settings.maxKeysPerCall())), sentAt, nowMs));
+                    Call call = call(all.subList(from, Math.min(all.size(), from + settings.maxKeysPerCall())), sentAt, nowMs);
+                    calls.add(call == null ? CompletableFuture.completedFuture(null) : send(shard.getKey(), call, sentAt));
                 }
             }
-            return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-                    .handle((done, error) -> null)
-                    .thenRun(() -> flushing.set(false));
+            return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).handle((done, error) -> null);
         } catch (RuntimeException e) {
-            flushing.set(false);
             return CompletableFuture.completedFuture(null);
+        } finally {
+            flushing.set(false);
         }
     }
 
-    private CompletableFuture<Void> send(String shardName, List<Sent> sent, long sentAt, long nowMs) {
+    /** Whether the shard has a call out from an earlier flush (not one this flush is sending). */
+    private boolean busy(String shard, Set<String> sending) {
+        Shard state = shards.get(shard);
+        return state != null && state.inFlight.get() > 0 && !sending.contains(shard);
+    }
+
+    /** A new call, with its own id; null (its counts dropped) when it cannot be built. */
+    private Call call(List<Sent> sent, long sentAt, long nowMs) {
         List<CountAfterCall.Entry> entries = new ArrayList<>(sent.size());
+        long units = 0;
         for (Sent one : sent) {
             entries.add(one.entry());
+            units += one.entry().units();
         }
+        try {
+            ScriptCall script = CountAfterCall.of(entries, nowMs, callPrefix + ":" + Long.toString(calls.incrementAndGet(), 36),
+                    settings.markerTtl().toMillis());
+            return new Call(List.copyOf(sent), script, sentAt, units);
+        } catch (RuntimeException e) {
+            metrics.countAfterDropped(units);
+            answered(sent);
+            return null;
+        }
+    }
+
+    private CompletableFuture<Void> send(String shardName, Call call, long sentAt) {
         Shard shard = shards.computeIfAbsent(shardName, s -> new Shard());
+        shard.inFlight.incrementAndGet();
+        if (shard.unansweredSinceNanos == 0) {
+            // since the first call the shard has not answered: 0 is "answering", so a clock at 0 reads as 1
+            shard.unansweredSinceNanos = sentAt == 0 ? 1 : sentAt;
+        }
+        boolean resent = call.attempts++ > 0;
         long started = System.nanoTime();
         CompletableFuture<List<Long>> reply;
         try {
-            ScriptCall call = CountAfterCall.of(entries, nowMs);
-            reply = store.run(call.script(), call.keys(), call.args());
+            ScriptCall script = call.script;
+            reply = store.run(script.script(), script.keys(), script.args(), settings.flushTimeout());
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
         return reply.handle((answer, error) -> {
             metrics.storeCall(CountAfterCall.COUNT_AFTER.name(), error == null ? "ok" : reason(error))
                     .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            List<Sent> sent = call.sent;
             if (error == null) {
-                shard.failingSinceNanos = 0;
+                shard.unansweredSinceNanos = 0;
                 long now = nanoTime.getAsLong();
-                List<CountAfterCall.Reply.Over> overs = CountAfterCall.Reply.parse(answer).over();
+                CountAfterCall.Reply parsed = CountAfterCall.Reply.parse(answer);
+                if (resent) {
+                    metrics.countAfterResent(parsed.replayed());
+                }
+                List<CountAfterCall.Reply.Over> overs = parsed.over();
                 boolean[] isOver = new boolean[sent.size()];
                 for (CountAfterCall.Reply.Over over : overs) {
                     isOver[over.entry()] = true;
@@ -298,18 +403,20 @@ public final class CountAfter implements AutoCloseable {
                     }
                 }
             } else {
-                long dropped = 0;
-                for (CountAfterCall.Entry entry : entries) {
-                    dropped += entry.units();
+                shard.probe = sent.get(0).entry();
+                if (call.units > 0) {
+                    // it may have counted (a timeout) or not: only a resend with its id can tell the store to count once.
+                    // Bounded like the tallies: past the bound a failed call's counts are dropped at once
+                    if (resending.addAndGet(sent.size()) <= settings.maxPendingKeys()) {
+                        resends.add(call);
+                    } else {
+                        resending.addAndGet(-sent.size());
+                        metrics.countAfterDropped(call.units);
+                    }
                 }
-                metrics.countAfterDropped(dropped);
-                if (shard.failingSinceNanos == 0) {
-                    // since the flush that first failed was sent: the shard has counted nothing of ours since then
-                    shard.failingSinceNanos = sentAt == 0 ? 1 : sentAt;
-                }
-                shard.probe = entries.get(0);
             }
             answered(sent);
+            shard.inFlight.decrementAndGet();
             return null;
         });
     }
@@ -357,7 +464,7 @@ public final class CountAfter implements AutoCloseable {
         }
     }
 
-    /** Stops the pod's own flushes; counts still pending are dropped with the pod. */
+    /** Stops the pod's own flushes; counts still pending or to resend are dropped with the pod. */
     @Override
     public void close() {
         ScheduledFuture<?> running = task;

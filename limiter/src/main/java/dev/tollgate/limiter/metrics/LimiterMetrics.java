@@ -47,6 +47,7 @@ public final class LimiterMetrics {
     public static final String LIVE_PODS = "tollgate.pods.live";
     public static final String COUNT_AFTER_DROPPED = "tollgate.count.after.dropped";
     public static final String COUNT_AFTER_INLINE = "tollgate.count.after.inline";
+    public static final String COUNT_AFTER_RESENT = "tollgate.count.after.resent";
     /** The share of a pod's store calls its hottest key took in the last 10-20 s (a bounded series: no key label). */
     public static final String HOT_KEY_SHARE = "tollgate.store.hot.key.share";
     /** The same for its hottest slot: a slot that takes most of a primary's calls is one to move to a primary of its own. */
@@ -120,7 +121,8 @@ public final class LimiterMetrics {
                 .description("Key groups answered by their fail mode because the check's deadline passed before the store answered")
                 .register(registry);
         this.countAfterDropped = Counter.builder(COUNT_AFTER_DROPPED)
-                .description("Units admitted under count-after rules whose flush failed: never counted in the store (never retried, as a timed-out flush may have counted them)")
+                .description("Units admitted under count-after rules that were never counted in the store: their flush call failed"
+                        + " until its counts were too old to resend, or the pod held too many failed calls")
                 .register(registry);
         this.countAfterInline = Counter.builder(COUNT_AFTER_INLINE)
                 .description("Count-after key groups checked inline instead, because the pod's map of pending counts was full")
@@ -232,6 +234,18 @@ public final class LimiterMetrics {
 
     public void countAfterDropped(long units) {
         countAfterDropped.increment(units);
+    }
+
+    /**
+     * A failed count-after flush call, resent with its id, was answered: {@code applied} when the store had run it
+     * already (the failed attempt timed out after it counted), so this answer counted nothing.
+     */
+    public void countAfterResent(boolean applied) {
+        Counter.builder(COUNT_AFTER_RESENT)
+                .description("Count-after flush calls answered after a resend; applied=true: the store had counted the first attempt")
+                .tag("applied", Boolean.toString(applied))
+                .register(registry)
+                .increment();
     }
 
     public void countAfterInline() {

@@ -35,12 +35,17 @@ class CountAfterTest {
     private final InMemoryCounterStore memory = new InMemoryCounterStore(() -> clock.nanos() / 1_000);
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicBoolean storeGone = new AtomicBoolean();
+    /** The store runs the call, and the pod hears a timeout: what a call answered after its timeout looks like. */
+    private final AtomicBoolean countsThenTimesOut = new AtomicBoolean();
     private final AtomicInteger inlineChecks = new AtomicInteger();
     private final CounterStore store = new CounterStore() {
         @Override
         public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
             calls.incrementAndGet();
-            return storeGone.get()
+            if (countsThenTimesOut.get()) {
+                memory.run(script, keys, args);
+            }
+            return storeGone.get() || countsThenTimesOut.get()
                     ? CompletableFuture.failedFuture(new StoreException(StoreException.Kind.TIMEOUT, "timeout", "frozen", null))
                     : memory.run(script, keys, args);
         }
@@ -157,8 +162,7 @@ class CountAfterTest {
         pod.admit("ip-1", List.of(closed), true);
         storeGone.set(true);
         pod.flush().join();
-        assertThat(metrics.registry().counter(dev.tollgate.limiter.metrics.LimiterMetrics.COUNT_AFTER_DROPPED).count())
-                .as("the failed flush's count is dropped, never sent twice").isEqualTo(1);
+        assertThat(dropped()).as("the failed flush's count is kept, to resend").isZero();
         clock.advance(Duration.ofMillis(299));
         assertThat(pod.admit("ip-1", List.of(closed), true)).as("within the wait").isInstanceOf(Admission.Admitted.class);
         assertThat(pod.admit("ip-1", List.of(one), false)).as("a fail-open rule of the same shard").isInstanceOf(Admission.Admitted.class);
@@ -169,6 +173,94 @@ class CountAfterTest {
         storeGone.set(false);
         pod.flush().join();
         assertThat(pod.admit("ip-1", List.of(closed), true)).as("the shard took a flush again").isInstanceOf(Admission.Admitted.class);
+        assertThat(resent(false)).as("the failed call, resent, counted: the store had never run it").isEqualTo(1);
+    }
+
+    @Test
+    void aFlushThatTimesOutAfterTheStoreCountedIsResentAndCountedOnce() {
+        CountAfter pod = pod(CountAfterSettings.of(FLUSH));
+        admitAllowance(pod, "ip-1");
+        countsThenTimesOut.set(true);
+        pod.flush().join();
+        countsThenTimesOut.set(false);
+        admitAllowance(pod, "ip-1");
+
+        pod.flush().join();
+
+        assertThat(resent(true)).as("the resend found its call counted already").isEqualTo(1);
+        assertThat(spendInline("ip-1").remaining()).as("20 counted, each once, and this one").containsExactly(79);
+        assertThat(dropped()).isZero();
+    }
+
+    @Test
+    void aCallStillFailingOnceItsCountsAreFiveFlushTimeoutsOldIsDropped() {
+        CountAfterSettings settings = CountAfterSettings.of(FLUSH);
+        CountAfter pod = pod(settings);
+        admitAllowance(pod, "ip-1");
+        storeGone.set(true);
+        pod.flush().join();
+        clock.advance(settings.resendFor());
+        pod.flush().join();
+        assertThat(dropped()).as("still within its age: resent").isZero();
+
+        clock.advance(Duration.ofMillis(1));
+        pod.flush().join();
+
+        assertThat(dropped()).isEqualTo(10);
+        storeGone.set(false);
+        pod.flush().join();
+        assertThat(spendInline("ip-1").remaining()).as("never counted").containsExactly(99);
+    }
+
+    @Test
+    void aShardWithACallStillOutIsSkippedAndTheOtherShardsFlushOn() {
+        List<CompletableFuture<List<Long>>> slowCalls = new ArrayList<>();
+        AtomicInteger fastCalls = new AtomicInteger();
+        CounterStore twoShards = new CounterStore() {
+            @Override
+            public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args) {
+                if (keys.get(0).contains("{slow")) {
+                    CompletableFuture<List<Long>> never = new CompletableFuture<>();
+                    slowCalls.add(never);
+                    return never;
+                }
+                fastCalls.incrementAndGet();
+                return memory.run(script, keys, args);
+            }
+
+            @Override
+            public String shardOf(String redisKey) {
+                return redisKey.startsWith("slow") ? "slow" : "fast";
+            }
+        };
+        CountAfter pod = new CountAfter(twoShards, CountAfterSettings.of(FLUSH), clock::nanos, clock, metrics, false);
+        pod.admit("slow-1", List.of(one), false);
+        pod.admit("fast-1", List.of(one), false);
+        CompletableFuture<Void> first = pod.flush();
+        pod.admit("slow-1", List.of(one), false);
+        pod.admit("fast-1", List.of(one), false);
+
+        pod.flush().join();
+
+        assertThat(first).as("its slow shard's call is still out").isNotDone();
+        assertThat(fastCalls.get()).as("the fast shard took both flushes").isEqualTo(2);
+        assertThat(slowCalls).as("the slow shard got no second call while its first was out").hasSize(1);
+    }
+
+    /** Admits a key's allowance (10) on a fresh answer. */
+    private void admitAllowance(CountAfter pod, String key) {
+        for (int i = 0; i < 10; i++) {
+            assertThat(pod.admit(key, List.of(one), false)).isInstanceOf(Admission.Admitted.class);
+        }
+    }
+
+    private double dropped() {
+        return metrics.registry().counter(LimiterMetrics.COUNT_AFTER_DROPPED).count();
+    }
+
+    private long resent(boolean applied) {
+        var counter = metrics.registry().find(LimiterMetrics.COUNT_AFTER_RESENT).tag("applied", Boolean.toString(applied)).counter();
+        return counter == null ? 0 : (long) counter.count();
     }
 
     @Test
