@@ -22,7 +22,7 @@
 --             request needs)
 --   'window'  key q:{<key>}:<rule>:<window> (named by the pod's clock, as spend.lua's caller names it), limit,
 --             window (ms), start (the window start the key is named after), units (count admitted), need
--- A bucket may go into debt (down to -burst): admitted after the fact, the tokens are owed, and the key stays
+-- A bucket may go into debt, all of it kept: admitted after the fact, the tokens are owed, and the key stays
 -- over until the refill pays them back. A window counts past its limit for the same reason.
 -- Returns {now_ms, replayed, i_1, wait_ms_1, i_2, wait_ms_2, ...}: replayed is 1 when the call had run before (this
 -- run counted nothing), then for each entry over (it cannot pay for one more request of `need`), its index and the
@@ -65,9 +65,12 @@ for i = 1, n do
       l = l + earned
       ts = ts + math.ceil(earned * period / refill)
     end
-    l = math.max(-burst, l - units * 1000)
+    -- the whole debt is kept: a floor would forgive what the pods admitted past it, and the fleet's overshoot would
+    -- grow past its bound once pods x allowance exceeds the burst; the debt itself is bounded by that overshoot
+    l = l - units * 1000
     redis.call('HSET', key, 'tokens_milli', l, 'ts_ms', ts)
-    redis.call('PEXPIRE', key, math.ceil(burst * period / refill) * 2)
+    -- kept until the refill has paid the debt and filled the bucket, and as long again (spend.lua's rule at l >= 0)
+    redis.call('PEXPIRE', key, math.ceil((2 * burst - math.min(l, 0)) * period / refill))
     if l < need * 1000 then
       reply[#reply + 1] = i
       reply[#reply + 1] = math.max(1, ts + math.ceil((need * 1000 - l) * period / refill) - now)

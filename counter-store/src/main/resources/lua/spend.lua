@@ -214,8 +214,9 @@ for i = 1, n do
       -- asked, whether granted or not: a denied pod comes back, and its share must be kept for it
       redis.call('HSET', KEYS[i], me, now)
     end
-    -- untouched for twice the time it takes to fill from empty, a bucket is full anyway: drop it
-    redis.call('PEXPIRE', KEYS[i], math.ceil(burst * period / refill) * 2)
+    -- untouched for twice the time it takes to fill from empty, a bucket is full anyway: drop it (from a count-after
+    -- debt, once the refill has paid it, as count_after.lua keeps it)
+    redis.call('PEXPIRE', KEYS[i], math.ceil((2 * burst - math.min(l, 0)) * period / refill))
     reply[2 * i + 2] = math.floor(l / 1000)
     reply[2 * i + 3] = math.max(0, ts + math.ceil((burst - l) * period / refill) - now)
   elseif kind[i] == 'log' then

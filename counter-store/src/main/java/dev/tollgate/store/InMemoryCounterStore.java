@@ -188,7 +188,7 @@ public final class InMemoryCounterStore implements CounterStore {
                         hold = Math.max(hold, ceilDiv(heldUs, 1000));
                         q = nowUs + heldUs;
                     }
-                    put(key, new Bucket(l, ts, q, Map.copyOf(askersOf.get(i))), now + ceilDiv(burst * period, refill) * 2);
+                    put(key, new Bucket(l, ts, q, Map.copyOf(askersOf.get(i))), now + bucketTtl(l, refill, period, burst));
                     reply.add(Math.floorDiv(l, 1000));
                     reply.add(Math.max(0, ts + ceilDiv((burst - l) * period, refill) - now));
                 }
@@ -342,8 +342,10 @@ public final class InMemoryCounterStore implements CounterStore {
                     Bucket stored = get(key, Bucket.class, now);
                     BucketLevel level = stored == null ? BucketLevel.at(now, null, null, refill, period, burst)
                             : BucketLevel.at(now, stored.tokensMilli(), stored.tsMs(), refill, period, burst);
-                    long l = Math.max(-burst, level.milli() - units * 1000);
-                    put(key, new Bucket(l, level.tsMs(), stored == null ? 0 : stored.qUs(), stored == null ? Map.of() : stored.askers()), now + ceilDiv(burst * period, refill) * 2);
+                    // the whole debt is kept, as count_after.lua keeps it
+                    long l = level.milli() - units * 1000;
+                    put(key, new Bucket(l, level.tsMs(), stored == null ? 0 : stored.qUs(), stored == null ? Map.of() : stored.askers()),
+                            now + bucketTtl(l, refill, period, burst));
                     if (l < need * 1000) {
                         long wait = Math.max(1, level.tsMs() + ceilDiv((need * 1000 - l) * period, refill) - now);
                         reply.add((long) i + 1);
@@ -419,6 +421,11 @@ public final class InMemoryCounterStore implements CounterStore {
 
     private static long arg(List<String> args, int index) {
         return Long.parseLong(args.get(index));
+    }
+
+    /** How long the scripts keep a bucket at level {@code l}: twice the fill from empty, and past a debt until it is paid. */
+    private static long bucketTtl(long l, long refill, long period, long burst) {
+        return ceilDiv((2 * burst - Math.min(l, 0)) * period, refill);
     }
 
     private static long ceilDiv(long dividend, long divisor) {

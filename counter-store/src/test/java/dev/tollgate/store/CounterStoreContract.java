@@ -316,9 +316,10 @@ abstract class CounterStoreContract {
     @Test
     void aBucketCountedPastEmptyOwesTheTokensAndStaysOverUntilTheRefillPaysThem() {
         String key = key();
-        // 3 tokens, 10 admitted: the debt is floored at one burst (-3), so one token is due after 4 days of refill
+        // 3 tokens, 10 admitted: the whole debt (-7) is kept, so one token is due after 8 days of refill; a floor
+        // would forgive what the pods admitted past it
         CountAfterCall.Reply counted = countAfter(new CountAfterCall.Entry(key, spend(daily), 10));
-        assertThat(counted.over()).singleElement().satisfies(over -> assertThat(over.waitMs()).isBetween(4 * 86_000_000L, 4 * 86_400_000L));
+        assertThat(counted.over()).singleElement().satisfies(over -> assertThat(over.waitMs()).isBetween(8 * 86_000_000L, 8 * 86_400_000L));
         assertThat(bucket(key, 1, 1, spend(daily)).allowed()).as("the inline spend sees the debt").isFalse();
     }
 
@@ -348,9 +349,9 @@ abstract class CounterStoreContract {
                 new CountAfterCall.Entry(keys.get(1), spend(daily), 10)), 0, "pod-a:" + UUID.randomUUID(), 60_000);
         CountAfterCall.Reply first = run(call);
         assertThat(first.replayed()).isFalse();
-        assertThat(first.over()).as("the second key owes a burst: over for 4 days").singleElement().satisfies(over -> {
+        assertThat(first.over()).as("the second key owes 7 tokens: over for 8 days").singleElement().satisfies(over -> {
             assertThat(over.entry()).isEqualTo(1);
-            assertThat(over.waitMs()).isBetween(4 * 86_000_000L, 4 * 86_400_000L);
+            assertThat(over.waitMs()).isBetween(8 * 86_000_000L, 8 * 86_400_000L);
         });
 
         CountAfterCall.Reply resent = run(call);
@@ -358,7 +359,7 @@ abstract class CounterStoreContract {
         assertThat(resent.replayed()).as("the store had run this call").isTrue();
         assertThat(resent.over()).as("the first run's verdicts, their waits as of now").singleElement().satisfies(over -> {
             assertThat(over.entry()).isEqualTo(1);
-            assertThat(over.waitMs()).isBetween(4 * 86_000_000L, first.over().get(0).waitMs());
+            assertThat(over.waitMs()).isBetween(8 * 86_000_000L, first.over().get(0).waitMs());
         });
         assertThat(bucket(keys.get(0), 1, 1, spend(daily)).remaining()).as("2 of 3 tokens counted once: the last one left")
                 .containsExactly(0);
