@@ -7,7 +7,8 @@
 --
 -- KEYS and ARGV as spend.lua takes them (want, pods, then five values per key), so one builder names both.
 -- Returns {now_ms, then three values per key i}:
---   'bucket'  tokens_milli (-1: no bucket), ts_ms (-1: none), 0
+--   'bucket'  tokens_milli, ts_ms (both 0 when absent), 1 when the bucket is stored (a count-after debt makes
+--             tokens_milli negative, so no value of it can mean "absent")
 --   'log'     events inside the trailing window, the newest event's ms (-1: none), 0
 --   'window'  the window's count (0 when absent), the window start the call named, 1 when the store's clock is
 --             in that window (0: the caller's clock named another one)
@@ -19,9 +20,10 @@ for i = 1, #KEYS do
   local kind = ARGV[a]
   if kind == 'bucket' then
     local s = redis.call('HMGET', KEYS[i], 'tokens_milli', 'ts_ms')
-    reply[#reply + 1] = tonumber(s[1]) or -1
-    reply[#reply + 1] = tonumber(s[2]) or -1
-    reply[#reply + 1] = 0
+    local l, ts = tonumber(s[1]), tonumber(s[2])
+    reply[#reply + 1] = l or 0
+    reply[#reply + 1] = ts or 0
+    reply[#reply + 1] = (l ~= nil and ts ~= nil) and 1 or 0
   elseif kind == 'log' then
     local window = tonumber(ARGV[a + 2])
     reply[#reply + 1] = redis.call('ZCOUNT', KEYS[i], '(' .. (now - window), '+inf')

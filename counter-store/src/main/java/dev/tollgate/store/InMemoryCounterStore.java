@@ -284,7 +284,7 @@ public final class InMemoryCounterStore implements CounterStore {
             switch (args.get(a)) {
                 case "bucket" -> {
                     Bucket bucket = get(key, Bucket.class, now);
-                    reply.addAll(List.of(bucket == null ? -1 : bucket.tokensMilli(), bucket == null ? -1 : bucket.tsMs(), 0L));
+                    reply.addAll(List.of(bucket == null ? 0 : bucket.tokensMilli(), bucket == null ? 0 : bucket.tsMs(), bucket == null ? 0L : 1L));
                 }
                 case "log" -> {
                     long window = arg(args, a + 2);

@@ -320,6 +320,13 @@ abstract class CounterStoreContract {
         // would forgive what the pods admitted past it
         CountAfterCall.Reply counted = countAfter(new CountAfterCall.Entry(key, spend(daily), 10));
         assertThat(counted.over()).singleElement().satisfies(over -> assertThat(over.waitMs()).isBetween(8 * 86_000_000L, 8 * 86_400_000L));
+        ScriptCall look = Peek.of(key, List.of(spend(daily)), 0);
+        assertThat(Peek.levels(look, List.of(spend(daily)), store().run(look.script(), look.keys(), look.args()).join()))
+                .as("a look sees the debt as stored, not as a bucket never written")
+                .singleElement().satisfies(level -> {
+                    assertThat(level.stored()).isTrue();
+                    assertThat(level.remaining()).isEqualTo(-7);
+                });
         assertThat(bucket(key, 1, 1, spend(daily)).allowed()).as("the inline spend sees the debt").isFalse();
     }
 

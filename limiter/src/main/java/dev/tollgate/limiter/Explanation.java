@@ -32,6 +32,11 @@ public sealed interface Explanation {
     enum Stage {
         /** The domain has no rule of that id: the entry is allowed and says so. */
         UNKNOWN_RULE,
+        /**
+         * A count-after rule: the pod admits on its own count until its next flush answer, or denies because its last
+         * flush answer said the key is over. Past the pod's allowance the group goes on to the stages below.
+         */
+        COUNT_AFTER,
         /** The pod remembers the store's deny for this limit and key, and denies without asking. */
         DENY_CACHE,
         /** The pod's coarse local-first bucket is empty: a deny without asking the store. */

@@ -3,6 +3,7 @@ package dev.tollgate.limiter;
 import dev.tollgate.common.check.CheckEntry;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.rule.AccountOverride;
+import dev.tollgate.common.rule.Counting;
 import dev.tollgate.common.rule.Match;
 import dev.tollgate.common.rule.Rule;
 import dev.tollgate.common.rule.RuleSnapshot;
@@ -120,6 +121,37 @@ class ExplainTest {
         // 2,000 / (2 x 1 pod) caps at the design's 50: one taken by the check, 49 left, none by the looks
         assertThat(leased.why()).contains("a lease of 49 more requests");
         assertThat(again.why()).isEqualTo(leased.why());
+    }
+
+    @Test
+    void aCountAfterRuleIsExplainedAsThePodsOwnCountAndTheLookCountsNothing() throws Exception {
+        // 100/s, burst 5: an allowance of 10 a flush, so ten admitted run the bucket 5 into debt
+        Rule flood = Rule.tokenBucket("flood", "api", 100, 5).withMatch(ROUTE).withCounting(Counting.AFTER);
+        try (Limiter limiter = limiter(Optimizations.NONE, new StaticRuleBook(List.of(flood)))) {
+            Explanation.Entry first = explained(limiter, CheckEntry.of("flood", "203.0.113.7", 1)).entries().get(0);
+            assertThat(first.stage()).isEqualTo(Explanation.Stage.COUNT_AFTER);
+            assertThat(first.allowed()).isTrue();
+            assertThat(first.why()).contains("counts after", "9 more before its next flush answer");
+            assertThat(explained(limiter, CheckEntry.of("flood", "203.0.113.7", 1)).entries().get(0)).isEqualTo(first);
+            for (long left = 9; left >= 0; left--) {
+                assertThat(check(limiter, CheckEntry.of("flood", "203.0.113.7", 1)).remaining()).as("no count went to the looks").isEqualTo(left);
+            }
+
+            Explanation.Entry spent = explained(limiter, CheckEntry.of("flood", "203.0.113.7", 1)).entries().get(0);
+            assertThat(spent.stage()).as("past the allowance the group goes inline: the store, which has counted nothing yet")
+                    .isEqualTo(Explanation.Stage.STORE);
+            assertThat(spent.level()).hasValueSatisfying(level -> assertThat(level.remaining()).isEqualTo(5));
+
+            // the pod's own flush (every 100 ms) counts the ten, and its answer flags the key over
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).untilAsserted(() ->
+                    assertThat(explained(limiter, CheckEntry.of("flood", "203.0.113.7", 1)).entries().get(0).stage())
+                            .isEqualTo(Explanation.Stage.COUNT_AFTER));
+            Explanation.Entry over = explained(limiter, CheckEntry.of("flood", "203.0.113.7", 1)).entries().get(0);
+            assertThat(over.allowed()).isFalse();
+            assertThat(over.why()).contains("rule flood is over for this key", "denied on the pod for");
+            assertThat(over.level()).as("the store holds the flushed debt").hasValueSatisfying(level -> assertThat(level.remaining()).isNegative());
+            assertThat(scripts).as("a look only peeks; the counts went by the pod's flush").containsOnly("peek", "count_after");
+        }
     }
 
     @Test

@@ -51,7 +51,8 @@ public final class Peek {
             String redisKey = call.keys().get(i);
             levels.add(switch (spend.rule().algorithm()) {
                 case TOKEN_BUCKET -> {
-                    boolean stored = a >= 0 && b >= 0;
+                    // stored: the third value, as a count-after debt is a negative level
+                    boolean stored = c == 1;
                     BucketLevel level = BucketLevel.at(now, stored ? a : null, stored ? b : null, spend.refillMilli(),
                             spend.periodMs(), spend.burstMilli());
                     long toFill = BucketLevel.ceilDiv((spend.burstMilli() - level.milli()) * spend.periodMs(), spend.refillMilli());

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -169,27 +170,9 @@ public final class CountAfter implements AutoCloseable {
     public Admission admit(String key, List<Spend> spends, boolean failsClosed) {
         startFlushing();
         long now = nanoTime.getAsLong();
-        Admission.Over over = null;
-        for (Spend spend : spends) {
-            Counted counted = new Counted(spend.rule().id(), key);
-            Long until = overUntil.get(counted);
-            if (until != null) {
-                long left = until - now;
-                if (left > 0 && (over == null || left > TimeUnit.MILLISECONDS.toNanos(over.retryMs()))) {
-                    over = new Admission.Over(spend.rule().id(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
-                }
-            }
-        }
-        if (over != null) {
-            return over;
-        }
-        if (failsClosed) {
-            String shard = shardOrGone(key);
-            Shard state = shard == null ? null : shards.get(shard);
-            if (shard == null || (state != null && state.unansweredSinceNanos != 0
-                    && now - state.unansweredSinceNanos >= settings.failClosedAfter().toNanos())) {
-                return new Admission.StoreGone(shard == null ? "unknown" : shard);
-            }
+        Optional<Admission> denied = heldBack(key, spends, failsClosed, now);
+        if (denied.isPresent()) {
+            return denied.get();
         }
         long left = Long.MAX_VALUE;
         for (int i = 0; i < spends.size(); i++) {
@@ -228,6 +211,63 @@ public final class CountAfter implements AutoCloseable {
             left = Math.min(left, outcome[0]);
         }
         return new Admission.Admitted(left == Long.MAX_VALUE ? 0 : left);
+    }
+
+    /**
+     * What {@link #admit} would answer now, counting nothing and starting no flushes: explain's view of the stage.
+     * {@link Admission.Admitted#left} is what would be left after this request.
+     */
+    public Admission look(String key, List<Spend> spends, boolean failsClosed) {
+        Optional<Admission> denied = heldBack(key, spends, failsClosed, nanoTime.getAsLong());
+        if (denied.isPresent()) {
+            return denied.get();
+        }
+        long left = Long.MAX_VALUE;
+        for (Spend spend : spends) {
+            Counted counted = new Counted(spend.rule().id(), key);
+            long[] since = {-1};
+            tallies.computeIfPresent(counted, (k, tally) -> {
+                since[0] = tally.sinceAnswer;
+                return tally;
+            });
+            if (since[0] < 0 && held.get() >= settings.maxPendingKeys()) {
+                return new Admission.Inline(Admission.Reason.PENDING_FULL);
+            }
+            long allowance = settings.perFlush(spend.tokensPerSecond(), spend.cost());
+            long after = Math.max(0, since[0]) + spend.cost();
+            if (after > allowance) {
+                return overUntil.containsKey(counted) ? new Admission.Over(spend.rule().id(), settings.flushInterval().toMillis())
+                        : new Admission.Inline(Admission.Reason.ALLOWANCE_SPENT);
+            }
+            left = Math.min(left, allowance - after);
+        }
+        return new Admission.Admitted(left == Long.MAX_VALUE ? 0 : left);
+    }
+
+    /** The store's over flag for a limit of the group, or a fail-closed group's shard gone: denied before any count. */
+    private Optional<Admission> heldBack(String key, List<Spend> spends, boolean failsClosed, long now) {
+        Admission.Over over = null;
+        for (Spend spend : spends) {
+            Long until = overUntil.get(new Counted(spend.rule().id(), key));
+            if (until != null) {
+                long left = until - now;
+                if (left > 0 && (over == null || left > TimeUnit.MILLISECONDS.toNanos(over.retryMs()))) {
+                    over = new Admission.Over(spend.rule().id(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                }
+            }
+        }
+        if (over != null) {
+            return Optional.of(over);
+        }
+        if (failsClosed) {
+            String shard = shardOrGone(key);
+            Shard state = shard == null ? null : shards.get(shard);
+            if (shard == null || (state != null && state.unansweredSinceNanos != 0
+                    && now - state.unansweredSinceNanos >= settings.failClosedAfter().toNanos())) {
+                return Optional.of(new Admission.StoreGone(shard == null ? "unknown" : shard));
+            }
+        }
+        return Optional.empty();
     }
 
     /**

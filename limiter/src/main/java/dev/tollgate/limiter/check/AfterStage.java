@@ -1,6 +1,7 @@
 package dev.tollgate.limiter.check;
 
 import dev.tollgate.common.check.EntryResult;
+import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.after.Admission;
 import dev.tollgate.limiter.after.CountAfter;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
@@ -49,6 +50,27 @@ final class AfterStage {
         }
         if (admission instanceof Admission.Inline inline && inline.reason() == Admission.Reason.PENDING_FULL) {
             metrics.countAfterInline();
+        }
+        return Optional.empty();
+    }
+
+    /** What {@link #answer} would answer now, counting nothing: explain's view (empty: the group goes on inline). */
+    Optional<LocalStage.Look> look(KeyGroup group) {
+        if (!group.countsAfter()) {
+            return Optional.empty();
+        }
+        Admission admission = counts.look(group.key(), group.spends(), !group.shadow() && FailModes.failsClosed(group));
+        if (admission instanceof Admission.Admitted admitted) {
+            return Optional.of(new LocalStage.Look(Explanation.Stage.COUNT_AFTER, true, "the rule counts after: the pod admits on its own"
+                    + " count (the store counts it at the next flush), " + admitted.left() + " more before its next flush answer"));
+        }
+        if (admission instanceof Admission.Over over) {
+            return Optional.of(new LocalStage.Look(Explanation.Stage.COUNT_AFTER, false, "the rule counts after, and the pod's last flush"
+                    + " answer said rule " + over.ruleId() + " is over for this key: denied on the pod for " + over.retryMs() + " ms"));
+        }
+        if (admission instanceof Admission.StoreGone gone) {
+            return Optional.of(new LocalStage.Look(Explanation.Stage.FAIL_MODE, false, "shard " + gone.shard() + " has taken none of"
+                    + " this pod's count-after flushes for the fail-closed wait, and a rule of the group fails closed, so the check is denied"));
         }
         return Optional.empty();
     }

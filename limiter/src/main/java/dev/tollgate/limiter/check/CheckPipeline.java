@@ -73,7 +73,7 @@ public final class CheckPipeline {
         this.after = new AfterStage(countAfter, failModes, metrics);
         this.verdicts = new Verdicts(local, after, failModes, counters, metrics, usage);
         this.priming = new Priming(counters, breakers, settings, metrics, clock, nanoTime, livePods, podId);
-        this.explainer = new Explainer(rules, validator, local, breakers, fallback, counters, clock, livePods);
+        this.explainer = new Explainer(rules, validator, after, local, breakers, fallback, counters, clock, livePods);
     }
 
     /** The longest {@link #prepare()} waits. */

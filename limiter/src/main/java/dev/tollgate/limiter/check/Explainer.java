@@ -28,8 +28,9 @@ import java.util.function.IntSupplier;
 
 /**
  * A check's dry run: the request goes through the same validation, rule look-up and grouping as a check, then
- * each key group is told by the stage that would answer it, in the check's order (the pod's own answers, the
- * shard's breaker, the store), each asked without spending: the local stage {@linkplain LocalStage#look looks},
+ * each key group is told by the stage that would answer it, in the check's order (a count-after rule's own count,
+ * the pod's own answers, the shard's breaker, the store), each asked without spending: the count-after and local
+ * stages {@linkplain AfterStage#look look} ({@link LocalStage#look}),
  * the store is read by {@code peek.lua} (no writes), the fallback buckets are peeked. Nothing here counts a
  * metric, takes a lease, remembers a deny or counts in a breaker, so a look never changes what the next check
  * answers.
@@ -45,6 +46,7 @@ final class Explainer {
 
     private final RuleBook rules;
     private final CheckRequestValidator validator;
+    private final AfterStage after;
     private final LocalStage local;
     private final ShardBreakers breakers;
     private final FallbackBuckets fallback;
@@ -52,10 +54,11 @@ final class Explainer {
     private final Clock clock;
     private final IntSupplier livePods;
 
-    Explainer(RuleBook rules, CheckRequestValidator validator, LocalStage local, ShardBreakers breakers, FallbackBuckets fallback,
-              CounterStore store, Clock clock, IntSupplier livePods) {
+    Explainer(RuleBook rules, CheckRequestValidator validator, AfterStage after, LocalStage local, ShardBreakers breakers,
+              FallbackBuckets fallback, CounterStore store, Clock clock, IntSupplier livePods) {
         this.rules = rules;
         this.validator = validator;
+        this.after = after;
         this.local = local;
         this.breakers = breakers;
         this.fallback = fallback;
@@ -137,7 +140,7 @@ final class Explainer {
         }
         Optional<String> shardOf = shard;
         return read.thenApply(counters -> {
-            Optional<LocalStage.Look> answered = local.look(group);
+            Optional<LocalStage.Look> answered = after.look(group).or(() -> local.look(group));
             LocalStage.Look look = answered.orElseGet(() -> counters.levels().isPresent()
                     ? fromStore(group, counters.levels().get())
                     : fromFailMode(group, counters.failure()));
