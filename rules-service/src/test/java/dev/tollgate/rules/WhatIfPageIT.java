@@ -117,6 +117,14 @@ class WhatIfPageIT extends ServiceTestBase {
                 "version=1&ratePerS=5&periodS=1&burst=10&maxCost=1&failMode=sometimes&span=1h");
         assertThat(badFailMode.statusCode()).isEqualTo(422);
         assertThat(badFailMode.body()).contains("id=\"errors\"").contains("fail_mode");
+        // not a number at all: listed with the rest, for the what-if as for a save (which it was not)
+        for (String path : new String[] {"/what-if", ""}) {
+            HttpResponse<String> notANumber = admin.post(page, "/console/rules/" + id + path,
+                    "version=1&ratePerS=many&periodS=1&burst=10&maxCost=1&failMode=open&span=1h&reason=why");
+            assertThat(notANumber.statusCode()).as(path + ": " + notANumber.body()).isEqualTo(422);
+            assertThat(notANumber.body()).contains("id=\"errors\"").contains("rate_per_s").contains("must be a whole number, was &#39;many&#39;");
+        }
+        assertThat(api.get("/v1/rules/" + id).etag()).isEqualTo("\"1\"");
         assertThat(admin.post(page, "/console/rules/" + uniqueId("none") + "/what-if", STRICTER).statusCode())
                 .as("an unknown rule, as other console pages").isEqualTo(404);
     }

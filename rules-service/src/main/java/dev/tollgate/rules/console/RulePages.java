@@ -17,6 +17,7 @@ import dev.tollgate.rules.usage.RecentUsage;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
+import org.springframework.validation.BindingResult;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -79,9 +80,10 @@ class RulePages {
     }
 
     @PostMapping("/{id}")
-    String edit(@PathVariable String id, RuleForm form, Principal who, Model model, HttpServletResponse response) {
+    String edit(@PathVariable String id, RuleForm form, BindingResult binding, Principal who, Model model, HttpServletResponse response) {
         Rule stored = catalog.get(id);
         try {
+            RuleForm.requireBound(binding);
             if (form.reason() == null || form.reason().isBlank()) {
                 throw InvalidRuleException.of("reason", "is required: the history says why the rule changed");
             }
@@ -163,11 +165,12 @@ class RulePages {
      * A form that does not validate shows its problems as a save would.
      */
     @PostMapping("/{id}/what-if")
-    String whatIf(@PathVariable String id, RuleForm form, @RequestParam(required = false) String span, Model model,
-                  HttpServletResponse response) {
+    String whatIf(@PathVariable String id, RuleForm form, BindingResult binding, @RequestParam(required = false) String span,
+                  Model model, HttpServletResponse response) {
         Rule stored = catalog.get(id);
         String shown = WhatIf.span(span);
         try {
+            RuleForm.requireBound(binding);
             Rule proposed = catalog.proposed(form.applyTo(stored));
             model.addAttribute("whatIf", simulate(stored.id(), proposed, shown, false, response));
         } catch (InvalidRuleException e) {
