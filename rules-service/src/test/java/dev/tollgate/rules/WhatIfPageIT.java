@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,6 +50,11 @@ class WhatIfPageIT extends ServiceTestBase {
      * the panel's shortest span (15 min) however the windows close while the test runs.
      */
     private static void recorded(String rule, String key, int windows, long checks, long denied) {
+        recorded(rule, key, windows, checks, denied, 0);
+    }
+
+    /** @param level the sampling level the pods recorded at: 1 in 2^level of the rule's keys */
+    private static void recorded(String rule, String key, int windows, long checks, long denied, int level) {
         long last = UsageKeys.lastClosedWindow(System.currentTimeMillis(), Duration.ofSeconds(2));
         for (int w = -windows + 1; w <= 0; w++) {
             String hash = UsageKeys.checks(rule, last + (long) w * UsageKeys.WINDOW_SECONDS);
@@ -56,7 +62,7 @@ class WhatIfPageIT extends ServiceTestBase {
             if (denied > 0) {
                 engine.connection().sync().hincrby(hash, "d:" + key, denied);
             }
-            engine.connection().sync().hincrby(hash, "l:0", 1);
+            engine.connection().sync().hincrby(hash, "l:" + level, 1);
             engine.connection().sync().pexpire(hash, UsageKeys.CHECKS_RETENTION.toMillis());
         }
     }
@@ -97,6 +103,23 @@ class WhatIfPageIT extends ServiceTestBase {
         Api.Response rule = api.get("/v1/rules/" + id);
         assertThat(rule.etag()).as("nothing saved").isEqualTo("\"1\"");
         assertThat(rule.json().get("rate_per_s").asInt()).isEqualTo(100);
+    }
+
+    @Test
+    void saysWhenTheRulesKeysWereSampledAndScalesItsTotals() throws Exception {
+        String id = uniqueId("what-if-sampled");
+        api.put("/v1/rules/" + id, tokenBucket(uniqueId("public-api"), 100, 200));
+        String sampled = IntStream.range(0, 1000).mapToObj(i -> "ip-" + i).filter(key -> UsageKeys.sampled(key, 2)).findFirst().orElseThrow();
+        recorded(id, sampled, 1, 200, 0, 2);
+        ConsoleHttp admin = ConsoleHttp.signIn(port, "rita", TestTokens.ADMIN, TestTokens.READ);
+        String page = admin.get("/console/rules/" + id).body();
+
+        String panel = admin.post(page, "/console/rules/" + id + "/what-if", STRICTER + "&span=15m").body();
+
+        assertThat(panel).contains("id=\"what-if-sampling\"").contains("recorded 1 in 4 of this rule").contains("the totals are the 1 key replayed times 4")
+                .containsPattern("Of <span>800</span> checks");
+        assertThat(rows(panel, "what-if-keys")).first().satisfies(key -> assertThat(key.subList(0, 2)).as("the key's own numbers")
+                .containsExactly(sampled, "200"));
     }
 
     @Test

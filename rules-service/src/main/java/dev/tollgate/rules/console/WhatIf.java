@@ -59,8 +59,8 @@ record WhatIf(boolean enforcing, String span, String unavailable, Numbers number
         Simulation.Sampling sampling = simulation.sampling();
         String sampled = sampling.scale() == 1 ? null
                 : String.format(Locale.ROOT, "Sampled: the pods recorded 1 in %d of this rule's keys (it had more keys than they"
-                + " record each second), so the %d keys replayed stand for the rest and every total is theirs times %d.",
-                sampling.scale(), sampling.keysSampled(), sampling.scale());
+                + " record each second): the totals are the %d %s replayed times %d, each key's numbers its own.",
+                sampling.scale(), sampling.keysSampled(), sampling.keysSampled() == 1 ? "key" : "keys", sampling.scale());
         return new WhatIf(enforcing, span, null, new Numbers(simulation.from(), simulation.to(), simulation.checks(),
                 simulation.deniedNow(), simulation.deniedProposed(), simulation.errorBound(), sampled, keys, most, bitten.size()));
     }
