@@ -19,9 +19,9 @@ record WhatIf(boolean enforcing, String span, String unavailable, Numbers number
 
     /** The spans the panel offers; the simulator takes 10 s to 1 h. */
     static final List<String> SPANS = List.of("15m", "1h");
-    static final int KEYS = 10;
+    private static final int KEYS = 10;
     /** Windows listed where it would bite: the ones most affected, in time order. */
-    static final int WINDOWS = 20;
+    private static final int WINDOWS = 20;
 
     /**
      * @param keys          the most affected keys, their own (unsampled) numbers
