@@ -13,6 +13,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import static dev.tollgate.rules.RuleApiIT.assertProblem;
@@ -48,6 +49,7 @@ class StoreOutageIT {
         registry.add("tollgate.watch.poll", () -> "50ms");
         // a port nobody listens on: the usage endpoint answers 503, everything else serves
         registry.add("spring.data.redis.cluster.nodes", () -> "127.0.0.1:" + RedisCluster.reservePorts(1).get(0));
+        registry.add("tollgate.console.token-sign-in", () -> "true");
     }
 
     @AfterAll
@@ -161,6 +163,26 @@ class StoreOutageIT {
         assertProblem(rates, 503, "store_unavailable");
         assertThat(rates.json().get("store").asString()).isEqualTo("counters");
         assertThat(api.get("/v1/rules/" + id + "/canary").status).as("PostgreSQL's part").isEqualTo(200);
+    }
+
+    @Test
+    void theConsolesWhatIfPanelsSayTheSimulationCannotRunOnTheRulesPage() throws Exception {
+        String id = ServiceTestBase.uniqueId("what-if-down");
+        assertThat(retryUntilNot503(() -> api.put("/v1/rules/" + id, Api.json("{'domain':'public-api','match':{'plan':'growth'},"
+                + "'algorithm':'token_bucket','rate_per_s':100,'burst':200,'mode':'shadow'}"))).status).isEqualTo(201);
+        ConsoleHttp reader = ConsoleHttp.signIn(port, "rita", TestTokens.READ);
+        String page = reader.get("/console/rules/" + id).body();
+
+        for (String panel : new String[] {"/what-if", "/what-if-enforced"}) {
+            HttpResponse<String> down = reader.post(page, "/console/rules/" + id + panel,
+                    "version=1&ratePerS=5&periodS=1&burst=10&maxCost=1&failMode=open&span=15m");
+
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertThat(down.body()).as("the rule's page, saying why").contains("<h1>Rule <code>" + id + "</code>")
+                    .contains("id=\"what-if-unavailable\"").contains("The simulation cannot run right now")
+                    .contains("counter store (Redis) cannot be read").contains("id=\"what-if-form\"")
+                    .doesNotContain("id=\"what-if-headline\"");
+        }
     }
 
     private static Api.Response retryUntilNot503(java.util.function.Supplier<Api.Response> call) {

@@ -11,11 +11,13 @@ import dev.tollgate.rules.problem.NoCanaryException;
 import dev.tollgate.rules.problem.VersionConflictException;
 import dev.tollgate.rules.rule.RuleCanary;
 import dev.tollgate.rules.rule.RuleCatalog;
+import dev.tollgate.rules.simulate.Simulator;
 import dev.tollgate.rules.usage.CanaryRates;
 import dev.tollgate.rules.usage.RecentUsage;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
+import org.springframework.validation.BindingResult;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -37,11 +39,13 @@ class RulePages {
     private final RuleCatalog catalog;
     private final RecentUsage recent;
     private final ChangeLog changes;
+    private final Simulator simulator;
 
-    RulePages(RuleCatalog catalog, RecentUsage recent, ChangeLog changes) {
+    RulePages(RuleCatalog catalog, RecentUsage recent, ChangeLog changes, Simulator simulator) {
         this.catalog = catalog;
         this.recent = recent;
         this.changes = changes;
+        this.simulator = simulator;
     }
 
     /**
@@ -76,9 +80,10 @@ class RulePages {
     }
 
     @PostMapping("/{id}")
-    String edit(@PathVariable String id, RuleForm form, Principal who, Model model, HttpServletResponse response) {
+    String edit(@PathVariable String id, RuleForm form, BindingResult binding, Principal who, Model model, HttpServletResponse response) {
         Rule stored = catalog.get(id);
         try {
+            RuleForm.requireBound(binding);
             if (form.reason() == null || form.reason().isBlank()) {
                 throw InvalidRuleException.of("reason", "is required: the history says why the rule changed");
             }
@@ -155,6 +160,52 @@ class RulePages {
     }
 
     /**
+     * What the edit form's values would have denied of the rule's recorded checks, shown on the page with the form as
+     * it was sent: nothing is saved, so it only reads (a reader may run it, as {@code POST /v1/rules/{id}:simulate}).
+     * A form that does not validate shows its problems as a save would.
+     */
+    @PostMapping("/{id}/what-if")
+    String whatIf(@PathVariable String id, RuleForm form, BindingResult binding, @RequestParam(required = false) String span,
+                  Model model, HttpServletResponse response) {
+        Rule stored = catalog.get(id);
+        String shown = WhatIf.span(span);
+        try {
+            RuleForm.requireBound(binding);
+            Rule proposed = catalog.proposed(form.applyTo(stored));
+            model.addAttribute("whatIf", simulate(stored.id(), proposed, shown, false, response));
+        } catch (InvalidRuleException e) {
+            response.setStatus(422);
+            model.addAttribute("errors", e.violations());
+        }
+        model.addAttribute("span", shown);
+        return show(stored, form, null, model);
+    }
+
+    /**
+     * A shadow rule as it stands, enforced: its recorded would-be denies are what enforcing it would have denied, with
+     * the replay of the same checks beside them. Shown beside the switch to enforce.
+     */
+    @PostMapping("/{id}/what-if-enforced")
+    String whatIfEnforced(@PathVariable String id, @RequestParam(required = false) String span, Model model,
+                          HttpServletResponse response) {
+        Rule stored = catalog.get(id);
+        String shown = WhatIf.span(span);
+        model.addAttribute("whatIf", simulate(stored.id(), stored.withMode(Mode.ENFORCE), shown, true, response));
+        model.addAttribute("span", shown);
+        return show(stored, RuleForm.of(stored), null, model);
+    }
+
+    private WhatIf simulate(String id, Rule proposed, String span, boolean enforcing, HttpServletResponse response) {
+        try {
+            return WhatIf.of(simulator.simulate(id, proposed, WhatIf.duration(span), Integer.MAX_VALUE), span, enforcing);
+        } catch (CounterStoreUnavailableException e) {
+            // the rule's page still serves, with the reason in the panel: only the simulation needs Redis
+            response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+            return WhatIf.unavailable(span, enforcing, e.getMessage());
+        }
+    }
+
+    /**
      * @param yours   the version the editor's page was based on; {@code current} the one stored now
      * @param clashes fields both the editor and the newer version changed, differently
      */
@@ -180,6 +231,7 @@ class RulePages {
         model.addAttribute("shadowRate", shadowRate(rule.id()));
         model.addAttribute("canary", catalog.findCanary(rule.id()).map(canary -> canaryView(rule, canary)).orElse(null));
         model.addAttribute("revision", revision);
+        model.addAttribute("spans", WhatIf.SPANS);
         return "console/rule";
     }
 

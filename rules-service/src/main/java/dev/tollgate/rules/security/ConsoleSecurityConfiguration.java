@@ -24,7 +24,7 @@ import java.time.Clock;
  * The support console's own filter chain, before the API's ({@link SecurityConfiguration}, which stays
  * as it is for {@code /v1/**}): a browser session instead of a bearer token on every request, CSRF
  * protection on every change (htmx sends the token as a header, plain forms as a field), and the same
- * scopes as the API: {@code ratelimit:read} to look, {@code ratelimit:admin} to change.
+ * scopes as the API: {@code ratelimit:read} to look (a rule's "what if" too), {@code ratelimit:admin} to change.
  *
  * <p>Sign-in: OAuth2 login (authorization code with PKCE) against the API's issuer, when a client
  * registration is configured ({@code spring.security.oauth2.client.registration.<id>.*}); the scopes the
@@ -51,6 +51,9 @@ class ConsoleSecurityConfiguration {
                         .requestMatchers(LOGIN, "/console/console.css", "/console/webjars/**").permitAll()
                         .requestMatchers(HttpMethod.GET, "/console/**").hasAuthority(Scopes.authority(Scopes.READ))
                         .requestMatchers(HttpMethod.HEAD, "/console/**").hasAuthority(Scopes.authority(Scopes.READ))
+                        // a what-if is a POST for its form and CSRF token but saves nothing: a reader's, on these patterns
+                        // only (as the router matches them); every other POST, any spelling of a change, needs admin
+                        .requestMatchers(HttpMethod.POST, Scopes.CONSOLE_READ_ONLY_POSTS).hasAuthority(Scopes.authority(Scopes.READ))
                         .anyRequest().hasAuthority(Scopes.authority(Scopes.ADMIN)))
                 .exceptionHandling(exceptions -> exceptions
                         .authenticationEntryPoint(new LoginUrlAuthenticationEntryPoint(LOGIN))

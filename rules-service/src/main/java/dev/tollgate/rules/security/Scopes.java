@@ -22,6 +22,11 @@ final class Scopes {
      * send elsewhere is not read-scoped here either.
      */
     static final String[] READ_ONLY_POSTS = {"/v1/config:diff", "/v1/rules/{id}:simulate", "/v1/rules:simulate"};
+    /**
+     * The console's POSTs that only read: a rule's "what if" panels, which carry a form (and so its CSRF token) but save
+     * nothing. Patterns as the console's router matches them, as for {@link #READ_ONLY_POSTS}.
+     */
+    static final String[] CONSOLE_READ_ONLY_POSTS = {"/console/rules/{id}/what-if", "/console/rules/{id}/what-if-enforced"};
     private static final PathPattern[] READ_ONLY_PATTERNS = Arrays.stream(READ_ONLY_POSTS)
             .map(PathPatternParser.defaultInstance::parse)
             .toArray(PathPattern[]::new);
