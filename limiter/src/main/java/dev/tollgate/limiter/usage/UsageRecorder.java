@@ -183,7 +183,10 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
     @Override
     public void checked(String ruleId, String key, long cost, boolean denied) {
         try {
-            RuleChecks rule = current.checks.computeIfAbsent(ruleId, id -> new RuleChecks(levels.getOrDefault(id, 0)));
+            Map<String, RuleChecks> checks = current.checks;
+            RuleChecks known = checks.get(ruleId);
+            // computeIfAbsent on a miss only: its capturing lambda is an allocation, and this runs for every checked entry
+            RuleChecks rule = known != null ? known : checks.computeIfAbsent(ruleId, id -> new RuleChecks(levels.getOrDefault(id, 0)));
             if (!UsageKeys.sampled(key, rule.level)) {
                 return;
             }
