@@ -27,7 +27,8 @@ public record LuaScript(String name, String body, String sha1) {
         }
     }
 
-    private static String sha1Of(String body) {
+    /** The SHA-1 by which EVALSHA names a script of this body. */
+    public static String sha1Of(String body) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);

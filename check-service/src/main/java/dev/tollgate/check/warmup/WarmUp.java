@@ -8,6 +8,9 @@ import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.LimiterSettings;
 import dev.tollgate.limiter.metrics.LimiterMetrics;
 import dev.tollgate.store.InMemoryCounterStore;
+import dev.tollgate.store.RedisCounterStore;
+import dev.tollgate.store.RedisStoreSettings;
+import dev.tollgate.store.loopback.LoopbackCluster;
 import io.grpc.Server;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -23,6 +26,7 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -33,8 +37,10 @@ import java.util.concurrent.TimeUnit;
  * {@link WarmUpTraffic}'s rules are sent over loopback to a second check route and a second Envoy service, the same
  * code as the ports', on the check port's event loops, until HotSpot's JIT has settled or the longest warm-up is over.
  *
- * <p>They are spent on an engine of their own, on an in-memory store: not one of them reaches the region's Redis, the
- * pod's engine, its breakers, deny cache, leases or meters. So the ports answer enforced checks while it runs, and a
+ * <p>They are spent on an engine of their own, whose store is a Lettuce cluster client like the pod's, connected to a
+ * {@link LoopbackCluster} that answers from an in-memory store: so Lettuce's encoding, its event loop, the reply's parsing
+ * and the hop back to the check are warmed with the rest, while not one check reaches the region's Redis, the pod's
+ * engine, its breakers, deny cache, leases or meters. So the ports answer enforced checks while it runs, and a
  * check that arrives meanwhile is answered as it would be after; readiness alone waits for it (the pod is not ready
  * until it is warm). Its own meters are a registry of their own of the pod's kind, so the meters' code is warmed too.
  */
@@ -45,6 +51,11 @@ public final class WarmUp implements SmartLifecycle {
     private static final int HTTP_THREADS = 2;
     private static final int CONNECTIONS_PER_THREAD = 8;
     private static final int RLS_IN_FLIGHT = 32;
+    /**
+     * The warm-up store's command timeout: generous, since its calls are there to run the code of a store call, not to
+     * time it, and a cold JVM's first calls take milliseconds; the check's own deadline still bounds every check.
+     */
+    private static final Duration STORE_TIMEOUT = Duration.ofSeconds(1);
 
     private final CheckProperties.WarmUp settings;
     private final boolean grpc;
@@ -131,7 +142,10 @@ public final class WarmUp implements SmartLifecycle {
         HttpLoad http = null;
         RlsLoad rls = null;
         try {
-            InMemoryCounterStore store = new InMemoryCounterStore(() -> TimeUnit.MILLISECONDS.toMicros(clock.millis()));
+            LoopbackCluster cluster = LoopbackCluster.start(new InMemoryCounterStore(() -> TimeUnit.MILLISECONDS.toMicros(clock.millis())));
+            servers.add(cluster);
+            RedisCounterStore store = RedisCounterStore.connect(RedisStoreSettings.of(List.of(cluster.uri())).withCommandTimeout(STORE_TIMEOUT));
+            servers.add(store);
             Limiter engine = Limiter.builder(WarmUpTraffic.rules(), store)
                     .settings(limiterSettings)
                     .metrics(new LimiterMetrics(meters))
@@ -180,8 +194,9 @@ public final class WarmUp implements SmartLifecycle {
             for (Thread driver : drivers) {
                 join(driver);
             }
-            for (AutoCloseable server : servers) {
-                close(server);
+            // the ports first, the store they spend on last
+            for (int i = servers.size() - 1; i >= 0; i--) {
+                close(servers.get(i));
             }
             meters.close();
             long checks = answered(http, rls);
