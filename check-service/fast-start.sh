@@ -12,6 +12,9 @@
 # The archive is only valid for the same JDK build, the same JVM flags that matter (the GC) and the same
 # files at the same paths: train where it will run (in the image, or again after each build).
 # Set JAVA to pick another JDK, JAVA_OPTS for the flags the service will run with (the Helm chart's).
+# TRAIN_WARM_UP (default 60s; 0: none) is how long the training run may run the pod's warm-up (docs/warm-up.md) before it
+# is stopped: on Java 25 the AOT cache then also holds the check path's method profiles (JEP 515), so a pod started
+# from it compiles that path at once instead of profiling it first; on 17 the archive gains the classes it loads.
 # AOT=on adds Spring AOT (-Dspring.aot.enabled=true): the bean definitions the build wrote as code, for a pod of
 # the chart's shape only (a management port of its own, rules from rules-service: see AotChoices); the training
 # run then takes that shape too (rules from an unreachable rules-service and a saved snapshot).
@@ -47,6 +50,11 @@ fi
 # is refreshed and the JVM exits at once (-Dspring.context.exit=onRefresh): an archive without the request path.
 run_args="--server.port=0 --management.server.port=0 --tollgate.grpc.port=0 --spring.data.redis.cluster.nodes=127.0.0.1:1
   --spring.main.banner-mode=off"
+train_warm_up=${TRAIN_WARM_UP:-60s}
+case "$train_warm_up" in
+  0|0s) warm=off; run_args="$run_args --tollgate.warm-up.enabled=false" ;;
+  *) warm=on; run_args="$run_args --tollgate.warm-up.enabled=true --tollgate.warm-up.max-duration=$train_warm_up" ;;
+esac
 if [ "${AOT:-off}" = on ]; then
   snapshot="$dest/training-snapshot.json"
   printf '{"revision":1,"rules":[{"id":"training","domain":"training","match":{"plan":"training"},"algorithm":"token_bucket","rate_per_s":10,"burst":20,"mode":"enforce","fail_mode":"open","max_cost":1,"version":1}],"overrides":[],"region_budgets":[]}\n' >"$snapshot"
@@ -76,6 +84,12 @@ if command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1; then
     sleep 0.1
   done
   [ -n "$port" ] || { kill "$pid" 2>/dev/null; echo "training run did not start, see $dest/training.log" >&2; exit 1; }
+  # the warm-up's own end (the JIT settled, or its longest run), which it logs as "warmed up in ..." or "warm-up skipped"
+  while [ "$warm" = on ]; do
+    grep -q 'warmed up in\|warm-up skipped' "$dest/training.log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
   for _ in $(seq 1 50); do post "http://127.0.0.1:$port/v1/ratelimit:check" || true; done
   kill -TERM "$pid"
   wait "$pid" || true

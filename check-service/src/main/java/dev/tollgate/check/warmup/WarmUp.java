@@ -101,6 +101,9 @@ public final class WarmUp implements SmartLifecycle {
     public void start() {
         if (!settings.enabled() || !compiler.isCompilationTimeMonitoringSupported()) {
             state = settings.enabled() ? "skipped: this JVM does not report its compilation time" : "off (tollgate.warm-up.enabled=false)";
+            if (settings.enabled()) {
+                log.info("warm-up {}", state);
+            }
             done = true;
             return;
         }
