@@ -155,6 +155,10 @@ class ColdPodIT {
     private void start(String nodes, List<Integer> ports, String... arguments) throws IOException {
         List<String> all = new ArrayList<>(List.of("--tollgate.rules.file=" + Path.of("src/test/resources/rules-test.yml").toAbsolutePath()));
         all.addAll(List.of(arguments));
+        if (all.stream().noneMatch(argument -> argument.startsWith("--tollgate.warm-up.enabled="))) {
+            // what these tests time is the start to the first enforced check, which the warm-up (on by default) does not hold up
+            all.add("--tollgate.warm-up.enabled=false");
+        }
         start(List.of(), nodes, ports, all.toArray(String[]::new));
     }
 

@@ -376,19 +376,20 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
 
     /**
      * The warm-up a pod runs before it reports ready: checks of rules of its own through the check port's and the gRPC
-     * port's code, on an engine and an in-memory store of its own (never the region's counters), until the JIT has
-     * compiled what they run. A pod the autoscaler adds then serves at full speed from its first check instead of at a
-     * tenth of it for its first half minute. Its ports answer enforced checks meanwhile; only readiness waits.
+     * port's code, on an engine of its own whose Lettuce client reaches a loopback cluster answered from memory (never the
+     * region's counters), until the JIT has compiled what they run. A pod the autoscaler adds then serves at full speed
+     * from its first check instead of at a tenth of it for its first half minute. Its ports answer enforced checks
+     * meanwhile; only readiness waits.
      *
-     * @param enabled     whether a pod warms up before it reports ready; off (the default until it warms the store's
-     *                    path too, see docs/warm-up.md), it is ready as soon as it enforces
+     * @param enabled     whether a pod warms up before it reports ready (the default); off, it is ready as soon as it
+     *                    enforces, and serves a fraction of its settled rate while the JIT compiles under real traffic
      * @param maxDuration the longest a warm-up runs: after it the pod is ready, warm or not
      * @param quietFor    the warm-up ends once the JIT compiled for less than {@code quietCompile} in this long
      * @param quietCompile the compile time within {@code quietFor} below which the JIT counts as settled
      * @param minChecks   the checks a warm-up sends before the JIT may count as settled: a JIT that has seen too little
      *                    has nothing to compile yet
      */
-    public record WarmUp(@DefaultValue("false") boolean enabled, @DefaultValue("60s") @DurationMin(seconds = 1) Duration maxDuration,
+    public record WarmUp(@DefaultValue("true") boolean enabled, @DefaultValue("60s") @DurationMin(seconds = 1) Duration maxDuration,
                          @DefaultValue("3s") @DurationMin(millis = 500) Duration quietFor,
                          @DefaultValue("100ms") @DurationMin(millis = 0) Duration quietCompile,
                          @DefaultValue("20000") @Min(0) int minChecks) {

@@ -72,6 +72,8 @@ public final class CheckPod implements AutoCloseable {
         properties.put("tollgate.pods.id", id);
         properties.put("tollgate.rules.file", rulesFile.toAbsolutePath().toString());
         properties.put("tollgate.rules.service-url", "");
+        // a test's pod, not one the autoscaler adds: the warm-up (on by default) would hold the build's cores for a minute
+        properties.put("tollgate.warm-up.enabled", "false");
         properties.putAll(extra);
         // command-line arguments: builder properties would lose to the module's own application.yml
         List<String> args = new ArrayList<>();

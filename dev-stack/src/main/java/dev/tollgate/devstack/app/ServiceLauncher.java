@@ -101,6 +101,9 @@ public final class ServiceLauncher {
         properties.put("tollgate.grpc.address", address);
         properties.put("tollgate.grpc.port", Integer.toString(grpcPort));
         properties.put("tollgate.region.name", REGION);
+        // the stack's pods share one JVM, whose JIT the first one's traffic warms for all: a warm-up per pod would only hold
+        // a laptop's cores for a minute (--check-service.tollgate.warm-up.enabled=true turns it on)
+        properties.put("tollgate.warm-up.enabled", "false");
         // the default id is host name + PID, the same for every pod in this JVM: they would count as one
         properties.put("tollgate.pods.id", "dev-" + name.replace(" #", "-"));
         return start(Service.CHECK_SERVICE, name, CheckServiceApplication.class, WebApplicationType.REACTIVE, address, port,
