@@ -147,6 +147,7 @@ public final class WarmUp implements SmartLifecycle {
         try {
             LoopbackCluster cluster = LoopbackCluster.start(new InMemoryCounterStore(() -> TimeUnit.MILLISECONDS.toMicros(clock.millis())));
             servers.add(cluster);
+            log.info("warming up on a loopback cluster at {}, answered from memory: no warm-up check reaches the region's Redis", cluster.uri());
             RedisCounterStore store = RedisCounterStore.connect(RedisStoreSettings.of(List.of(cluster.uri())).withCommandTimeout(STORE_TIMEOUT));
             servers.add(store);
             Limiter engine = Limiter.builder(WarmUpTraffic.rules(), store)
