@@ -662,14 +662,15 @@ final class WireScenario implements Scenario {
                 + Format.count(rule.minChecks()) + " checks; its compilation time read every second from its own "
                 + "`/actuator/prometheus`, `jvm_compilation_time_ms_total`, as the chart's pod monitor scrapes it: no JMX agent) "
                 + "or " + Format.seconds(ramp.capSeconds()) + " (real seconds, not time-scaled). Counted: enforced verdicts "
-                + "(allowed or denied, not fallback) in each second from ready, by when each check was sent. **Settled checks/s**: the rate over the ramp's last "
+                + "(allowed or denied, not fallback) in each second from ready, by when each check was sent; a check that failed "
+                + "or was answered in fallback (a store command past its timeout) counts only in its column, summed over the rounds. **Settled checks/s**: the rate over the ramp's last "
                 + window + " (the window in which the JIT was found settled; at the cap, the last " + window + " anyway, marked). "
                 + "**First " + first + "**: checks/s over the first " + first + " after ready (all of a ramp shorter than that). "
                 + "Every figure is the median over the rounds, each of its own; the chart is the median across the rounds of each "
                 + "second from ready (over the rounds that lasted that long).");
         Table table = new Table("**Cold ramp**, from ready until the JIT settles (" + ramp.rounds() + " interleaved round(s), medians):",
                 List.of("launch", "warm-up", "first enforced answer", "ready", "checks/s, first " + first + " after ready",
-                        "settled checks/s", "first " + first + " ÷ settled", "settled after (from ready)", "failed", "≥ 80%"));
+                        "settled checks/s", "first " + first + " ÷ settled", "settled after (from ready)", "failed or in fallback", "≥ 80%"));
         Map<String, Charts.Curve> curves = new LinkedHashMap<>();
         ramps.ramps().forEach((variant, each) -> {
             double ratio = ramps.median(variant, ColdRamp.Ramp::ratio);
