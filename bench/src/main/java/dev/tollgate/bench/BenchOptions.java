@@ -2,6 +2,7 @@ package dev.tollgate.bench;
 
 import dev.tollgate.bench.scale.ScaleOptions;
 import dev.tollgate.bench.soak.SoakOptions;
+import dev.tollgate.bench.wire.ColdStarts;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -92,9 +93,10 @@ public record BenchOptions(
      *                    JIT at work; real seconds, not time-scaled (the JIT's pace does not follow the time scale);
      *                    0: no warm-up
      * @param coldStartRounds rounds of cold starts of check-service, each launch once a round (see ColdStarts); 0: none
+     * @param ramp        the cold ramps: what a pod serves from ready until its JIT settles
      */
     public record Wire(List<Integer> rates, int connections, List<Protocol> protocols, List<String> jvmFlags, Path podJar,
-                       int basePort, int keys, double warmupSeconds, int coldStartRounds) {
+                       int basePort, int keys, double warmupSeconds, int coldStartRounds, Ramp ramp) {
 
         public static final String DEFAULT_JVM = "-XX:MaxRAM=1g -XX:ActiveProcessorCount=2 -XX:InitialRAMPercentage=50.0 "
                 + "-XX:MaxRAMPercentage=70.0 -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+ExitOnOutOfMemoryError";
@@ -109,9 +111,7 @@ public record BenchOptions(
             if (rates.isEmpty() || rates.stream().anyMatch(rate -> rate < 1)) {
                 throw new IllegalArgumentException("--wire-rates: one or more positive rates, was " + rates);
             }
-            if (protocols.isEmpty()) {
-                throw new IllegalArgumentException("--wire-protocols: at least one of http1, h2c, grpc");
-            }
+            java.util.Objects.requireNonNull(ramp, "ramp");
             if (basePort < 0 || basePort > 65_530) {
                 throw new IllegalArgumentException("--wire-base-port: 0 or a port up to 65530, was " + basePort);
             }
@@ -123,6 +123,58 @@ public record BenchOptions(
             }
             if (coldStartRounds < 0) {
                 throw new IllegalArgumentException("--wire-cold-starts must be 0 or more, was " + coldStartRounds);
+            }
+        }
+
+        /** Whether scenario 8 runs its steps over some protocol (with none, only the cold starts and the cold ramps). */
+        public boolean steps() {
+            return !protocols.isEmpty();
+        }
+    }
+
+    /**
+     * Scenario 8's cold ramps (issue 29): each launch started cold, with its warm-up before readiness on and off, and loaded
+     * from ready until its JIT settles.
+     *
+     * @param rounds     rounds, each launch and warm-up setting once a round; 0: no cold ramp
+     * @param capSeconds the longest a ramp's load lasts, real seconds (the JIT's pace does not follow the time scale)
+     * @param launches   which launches, in order
+     * @param warmUp     the warm-up settings, in order: true on, false off
+     */
+    public record Ramp(int rounds, double capSeconds, List<ColdStarts.Launch> launches, List<Boolean> warmUp) {
+
+        public Ramp {
+            launches = List.copyOf(launches);
+            warmUp = List.copyOf(warmUp);
+            if (rounds < 0) {
+                throw new IllegalArgumentException("--wire-ramp-rounds must be 0 or more, was " + rounds);
+            }
+            if (!(capSeconds > 0)) {
+                throw new IllegalArgumentException("--wire-ramp-cap-s must be positive, was " + capSeconds);
+            }
+            if (rounds > 0 && (launches.isEmpty() || warmUp.isEmpty())) {
+                throw new IllegalArgumentException("--wire-ramp-launches and --wire-ramp-warm-up: at least one each, or --wire-ramp-rounds=0");
+            }
+        }
+
+        static List<Boolean> warmUp(String csv) {
+            List<Boolean> out = new ArrayList<>();
+            for (String part : csv.split(",")) {
+                switch (part.trim().toLowerCase(Locale.ROOT)) {
+                    case "on" -> out.add(true);
+                    case "off" -> out.add(false);
+                    case "" -> { }
+                    default -> throw new IllegalArgumentException("--wire-ramp-warm-up: on, off or both (on,off), was " + csv);
+                }
+            }
+            return out.stream().distinct().toList();
+        }
+
+        static List<ColdStarts.Launch> launches(String csv) {
+            try {
+                return java.util.Arrays.stream(csv.split(",")).filter(p -> !p.isBlank()).map(ColdStarts.Launch::of).distinct().toList();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--wire-ramp-launches: " + e.getMessage(), e);
             }
         }
     }
@@ -172,6 +224,10 @@ public record BenchOptions(
         int wireKeys = 1000;
         double wireWarmup = 240;
         int wireColdStarts = 3;
+        int rampRounds = 3;
+        double rampCap = 120;
+        List<ColdStarts.Launch> rampLaunches = List.of(ColdStarts.Launch.values());
+        List<Boolean> rampWarmUp = List.of(true, false);
         ScaleOptions d = ScaleOptions.DEFAULTS;
         int scaleKeys = d.keys();
         int scalePods = d.pods();
@@ -204,14 +260,18 @@ public record BenchOptions(
                 case "in-flight" -> inFlight = Integer.parseInt(value);
                 case "wire-rates" -> wireRates = ints(value);
                 case "wire-connections" -> wireConnections = Integer.parseInt(value);
-                case "wire-protocols" -> wireProtocols = java.util.Arrays.stream(value.split(",")).filter(p -> !p.isBlank())
-                        .map(Protocol::of).toList();
+                case "wire-protocols" -> wireProtocols = value.trim().equalsIgnoreCase("none") ? List.of()
+                        : java.util.Arrays.stream(value.split(",")).filter(p -> !p.isBlank()).map(Protocol::of).toList();
                 case "wire-jvm" -> wireJvm = value;
                 case "wire-pod-jar" -> podJar = Path.of(value);
                 case "wire-base-port" -> wireBasePort = Integer.parseInt(value);
                 case "wire-keys" -> wireKeys = Integer.parseInt(value);
                 case "wire-warmup-s" -> wireWarmup = Double.parseDouble(value);
                 case "wire-cold-starts" -> wireColdStarts = Integer.parseInt(value);
+                case "wire-ramp-rounds" -> rampRounds = Integer.parseInt(value);
+                case "wire-ramp-cap-s" -> rampCap = Double.parseDouble(value);
+                case "wire-ramp-launches" -> rampLaunches = Ramp.launches(value);
+                case "wire-ramp-warm-up" -> rampWarmUp = Ramp.warmUp(value);
                 case "scale-keys" -> scaleKeys = Integer.parseInt(value);
                 case "scale-pods" -> scalePods = Integer.parseInt(value);
                 case "scale-cycles" -> scaleCycles = Integer.parseInt(value);
@@ -229,7 +289,7 @@ public record BenchOptions(
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
                 latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
                 List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup,
-                wireColdStarts),
+                wireColdStarts, new Ramp(rampRounds, rampCap, rampLaunches, rampWarmUp)),
                 new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap),
                 new SoakOptions(soakMinutes, soakFaultEvery, soakRate, soakSample, soakGcEvery), List.of(args));
     }
@@ -248,15 +308,19 @@ public record BenchOptions(
                 "  --in-flight=64            checks in flight in scenario 6",
                 "  --wire-rates=1000,5000,10000 open-loop checks/s of scenario 8",
                 "  --wire-connections=16     connections per client (and checks in flight at saturation) in scenario 8",
-                "  --wire-protocols=http1,h2c,grpc  what scenario 8 speaks to the servers",
+                "  --wire-protocols=http1,h2c,grpc  what scenario 8 speaks to the servers (none: no steps, only the cold starts and ramps)",
                 "  --wire-jvm='" + Wire.DEFAULT_JVM + "'",
                 "                            JVM flags of check-service and the floor in scenario 8",
                 "  --wire-pod-jar=PATH       check-service's jar (default: check-service/target/tollgate-check-service-*.jar)",
                 "  --wire-base-port=0        first of 8 loopback ports for scenario 8's servers (0: any free)",
                 "  --wire-keys=1000          about how many keys scenario 8's traffic mix uses",
                 "  --wire-warmup-s=240       scenario 8 loads each server over each protocol until its JIT settles, at most this long",
-                "  --wire-cold-starts=3      rounds of check-service cold starts, fat jar and fast-start.sh's layouts in turn (0: none)",
                 "                            (real seconds, not time-scaled; 0: no warm-up)",
+                "  --wire-cold-starts=3      rounds of check-service cold starts, fat jar and fast-start.sh's layouts in turn (0: none)",
+                "  --wire-ramp-rounds=3      rounds of cold ramps: each launch started cold, loaded from ready until its JIT settles (0: none)",
+                "  --wire-ramp-cap-s=120     the longest a cold ramp's load lasts (real seconds, not time-scaled)",
+                "  --wire-ramp-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot  which launches ramp",
+                "  --wire-ramp-warm-up=on,off  the pod's warm-up before readiness (tollgate.warm-up.enabled) in the ramps: on, off or both",
                 "  --scale-keys=1000000      scenario 9: budget keys over three regions",
                 "  --scale-pods=150          scenario 9: simulated pods long-polling rules-service",
                 "  --scale-cycles=6          scenario 9: measured rebalancer cycles (after 2 warm ones)",

@@ -1,6 +1,7 @@
 package dev.tollgate.bench;
 
 import dev.tollgate.bench.BenchOptions.Protocol;
+import dev.tollgate.bench.wire.ColdStarts.Launch;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -24,6 +25,23 @@ class BenchOptionsTest {
         assertThat(wire.basePort()).isZero();
         assertThat(wire.warmupSeconds()).isEqualTo(240);
         assertThat(wire.coldStartRounds()).isEqualTo(3);
+        assertThat(wire.ramp().rounds()).isEqualTo(3);
+        assertThat(wire.ramp().capSeconds()).isEqualTo(120);
+        assertThat(wire.ramp().launches()).containsExactly(Launch.values());
+        assertThat(wire.ramp().warmUp()).containsExactly(true, false);
+        assertThat(wire.steps()).isTrue();
+    }
+
+    @Test
+    void theColdRampAloneIsScenarioEightWithoutProtocolsNorColdStarts() {
+        BenchOptions.Wire wire = BenchOptions.parse(new String[] {"--scenarios=8", "--wire-protocols=none", "--wire-cold-starts=0",
+                "--wire-ramp-rounds=1", "--wire-ramp-cap-s=30", "--wire-ramp-launches=extracted-aot,fat-jar", "--wire-ramp-warm-up=off"}).wire();
+
+        assertThat(wire.steps()).isFalse();
+        assertThat(wire.ramp().rounds()).isEqualTo(1);
+        assertThat(wire.ramp().capSeconds()).isEqualTo(30);
+        assertThat(wire.ramp().launches()).containsExactly(Launch.EXTRACTED_AOT, Launch.FAT_JAR);
+        assertThat(wire.ramp().warmUp()).containsExactly(false);
     }
 
     @Test
@@ -49,7 +67,9 @@ class BenchOptionsTest {
         for (List<String> bad : List.of(List.of("--wire-protocols=http3", "http3"), List.of("--wire-connections=0", "--wire-connections"),
                 List.of("--wire-rates=0", "--wire-rates"), List.of("--wire-base-port=70000", "--wire-base-port"),
                 List.of("--wire-keys=10", "--wire-keys"), List.of("--wire-warmup-s=-1", "--wire-warmup-s"),
-                List.of("--wire-cold-starts=-1", "--wire-cold-starts"),
+                List.of("--wire-cold-starts=-1", "--wire-cold-starts"), List.of("--wire-ramp-rounds=-1", "--wire-ramp-rounds"),
+                List.of("--wire-ramp-cap-s=0", "--wire-ramp-cap-s"), List.of("--wire-ramp-launches=jib", "--wire-ramp-launches"),
+                List.of("--wire-ramp-warm-up=maybe", "--wire-ramp-warm-up"), List.of("--wire-ramp-warm-up=", "--wire-ramp-warm-up"),
                 List.of("--scenarios=13", "--scenarios"))) {
             assertThatThrownBy(() -> BenchOptions.parse(new String[] {bad.get(0)}))
                     .as(bad.get(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(bad.get(1));

@@ -29,7 +29,9 @@ class BenchSmokeIT {
     void everyScenarioWritesItsTablesAndCharts() throws Exception {
         BenchOptions options = BenchOptions.parse(new String[] {
                 "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
-                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1", "--report=" + reportDir,
+                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1",
+                // the cold ramp: the chart's launch alone (extracted by the cold starts already), warm-up on and off, one short round
+                "--wire-ramp-rounds=1", "--wire-ramp-cap-s=2", "--wire-ramp-launches=extracted-aot", "--report=" + reportDir,
                 "--scenarios=1,2,3,4,5,6,7,8,12"});
 
         BenchMain.Result result = BenchMain.run(options);
@@ -59,6 +61,14 @@ class BenchSmokeIT {
             // wrk on the PATH: floor and check-service at saturation and paced
             assertThat(rows(result, 8, 5)).hasSize(4);
         }
+        // the cold ramp: the chart's launch with its warm-up on and off, each with its figures and a line of the chart
+        Table ramp = section(result, 8).tables().stream().filter(table -> table.caption().startsWith("**Cold ramp**")).findFirst().orElseThrow();
+        assertThat(ramp.rows()).extracting(row -> row.get(0) + ", " + row.get(1)).containsExactly(
+                ColdStarts.Launch.EXTRACTED_AOT.label + ", on", ColdStarts.Launch.EXTRACTED_AOT.label + ", off");
+        assertThat(ramp.rows()).allSatisfy(row -> assertThat(row.get(2)).endsWith(" s"));
+        assertThat(section(result, 8).charts()).extracting(Section.Chart::relativePath).anyMatch(path -> path.endsWith("s8-wire-cold-ramp.png"));
+        assertThat(section(result, 8).checks()).extracting(Section.Check::target).filteredOn(target -> target.startsWith("Wire, cold ramp"))
+                .hasSize(4);
         // count after: the flood on 10 and on 50 pods, each judged on calls per request and on the bound
         assertThat(rows(result, 12, 0)).extracting(row -> row.get(0)).containsExactly("10", "50");
         assertThat(section(result, 12).checks()).hasSize(4);

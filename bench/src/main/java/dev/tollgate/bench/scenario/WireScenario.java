@@ -6,12 +6,14 @@ import dev.tollgate.bench.BenchOptions.Protocol;
 import dev.tollgate.bench.Scenario;
 import dev.tollgate.bench.load.ClosedLoop;
 import dev.tollgate.bench.load.OpenLoop;
+import dev.tollgate.bench.load.Stats;
 import dev.tollgate.bench.load.Timeline;
 import dev.tollgate.bench.load.Timeline.Series;
 import dev.tollgate.bench.report.Charts;
 import dev.tollgate.bench.report.Format;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
+import dev.tollgate.bench.wire.ColdRamp;
 import dev.tollgate.bench.wire.ColdStarts;
 import dev.tollgate.bench.wire.JitSettle;
 import dev.tollgate.bench.wire.JvmCounters;
@@ -29,13 +31,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.time.Duration;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -62,6 +67,11 @@ final class WireScenario implements Scenario {
      * a cold server's slow first answers never pile up beyond the connections' worth in flight.
      */
     private static final double SLICE_DRAIN_SECONDS = 30;
+    /** Issue 29: a pod's checks/s over its first 10 s after ready, against its settled checks/s (real seconds). */
+    private static final double RAMP_FIRST_SECONDS = 10;
+    private static final double RAMP_TARGET = 0.8;
+    /** check-service's own default of {@code tollgate.warm-up.max-duration} (and the chart's), scaled in a time-scaled run. */
+    private static final double WARM_UP_MAX_SECONDS = 60;
 
     /** One measured step against one server. */
     record Step(long checks, long failed, long fallback, long late, double seconds, Histogram latency, JvmCounters.Reading used) {
@@ -168,48 +178,101 @@ final class WireScenario implements Scenario {
         Map<Protocol, Map<Server, WarmUp>> warmUps = new LinkedHashMap<>();
         Map<Server, WrkSteps> byWrk = new LinkedHashMap<>();
         WrkLoad wrk = WrkLoad.find().map(path -> WrkLoad.of(path, work, sample(mix, checks))).orElse(null);
-        if (wrk == null) {
+        if (wrk == null && wire.steps()) {
             System.out.println("  scenario 8: no wrk on the PATH, so no steps driven by it (apt-get install wrk)");
         }
-        try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
-             ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
-            Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
-            for (Protocol protocol : wire.protocols()) {
-                List<Server> against = against(protocol);
-                // each protocol's steps right after its own warm-up: another protocol's code run in between could
-                // change what the JIT compiled for this one (a call site seeing a second handler type is recompiled)
-                for (Server server : wire.warmupSeconds() > 0 ? against : List.<Server>of()) {
-                    warmUps.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
-                            .put(server, warmUp(bench, servers.get(server), protocol, mix, checks));
-                }
-                for (Server server : against) {
-                    System.out.printf("  scenario 8: %s, %s at saturation%n", protocol.label, server.label);
-                    saturated.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
-                            .put(server, saturate(bench, servers.get(server), protocol, mix, checks));
-                }
-                for (int nominal : wire.rates()) {
-                    for (Server server : against) {
-                        System.out.printf("  scenario 8: %s, %s at %s%n", protocol.label, server.label, Format.rate(options.rate(nominal)));
-                        open.computeIfAbsent(nominal, r -> new LinkedHashMap<>()).computeIfAbsent(protocol, p -> new LinkedHashMap<>())
-                                .put(server, openLoop(bench, servers.get(server), protocol, options.rate(nominal), mix, checks));
+        try {
+            ServerUnderTest pod = null;
+            ServerUnderTest floor = null;
+            if (wire.steps()) {
+                pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
+                try {
+                    floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe);
+                    steps(bench, wire, pod, floor, mix, checks, wrk, warmUps, saturated, open, byWrk);
+                } finally {
+                    // the servers stop first: nothing else runs while the pods start
+                    pod.close();
+                    if (floor != null) {
+                        floor.close();
                     }
                 }
-                if (protocol == Protocol.HTTP1 && wrk != null) {
-                    for (Server server : against) {
-                        System.out.printf("  scenario 8: %s, %s driven by wrk%n", protocol.label, server.label);
-                        byWrk.put(server, wrkSteps(bench, servers.get(server), wrk));
-                    }
-                }
+            } else {
+                System.out.println("  scenario 8: --wire-protocols=none, so no steps: only the cold starts and the cold ramps");
             }
-            // the servers stop first: nothing else runs while the pods start
-            pod.close();
-            floor.close();
-            ColdStarts.Result coldStarts = ColdStarts.measure(new ColdStarts.Settings(podSettings.jar(), wire.jvmFlags(),
-                    podSettings.redisNodes(), work.resolve("saved-rules-snapshot.json"), probe), wire.coldStartRounds(), ports, work);
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts);
+            ColdStarts.Settings coldSettings = new ColdStarts.Settings(podSettings.jar(), wire.jvmFlags(), podSettings.redisNodes(),
+                    work.resolve("saved-rules-snapshot.json"), probe);
+            BenchOptions.Ramp ramp = wire.ramp();
+            Set<ColdStarts.Launch> launches = EnumSet.noneOf(ColdStarts.Launch.class);
+            if (wire.coldStartRounds() > 0) {
+                launches.addAll(List.of(ColdStarts.Launch.values()));
+            }
+            if (ramp.rounds() > 0) {
+                launches.addAll(ramp.launches());
+            }
+            ColdStarts.Prepared prepared = ColdStarts.prepare(coldSettings, launches, work);
+            ColdStarts.Result coldStarts = ColdStarts.measure(coldSettings, prepared, wire.coldStartRounds(), ports, work);
+            ColdRamp.Result ramps = ramp.rounds() == 0 ? null
+                    : ColdRamp.measure(rampSettings(options, coldSettings, mix, checks), prepared, ports, work);
+            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts, ramps);
         } finally {
             deleteQuietly(work);
         }
+    }
+
+    /** The steps over each protocol, each after its own JIT warm-up. */
+    private static void steps(Bench bench, BenchOptions.Wire wire, ServerUnderTest pod, ServerUnderTest floor, Mix mix,
+                              Map<Mix.Client, WireCheck> checks, WrkLoad wrk, Map<Protocol, Map<Server, WarmUp>> warmUps,
+                              Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open,
+                              Map<Server, WrkSteps> byWrk) {
+        BenchOptions options = bench.options();
+        Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
+        for (Protocol protocol : wire.protocols()) {
+            List<Server> against = against(protocol);
+            // each protocol's steps right after its own warm-up: another protocol's code run in between could
+            // change what the JIT compiled for this one (a call site seeing a second handler type is recompiled)
+            for (Server server : wire.warmupSeconds() > 0 ? against : List.<Server>of()) {
+                warmUps.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                        .put(server, warmUp(bench, servers.get(server), protocol, mix, checks));
+            }
+            for (Server server : against) {
+                System.out.printf("  scenario 8: %s, %s at saturation%n", protocol.label, server.label);
+                saturated.computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                        .put(server, saturate(bench, servers.get(server), protocol, mix, checks));
+            }
+            for (int nominal : wire.rates()) {
+                for (Server server : against) {
+                    System.out.printf("  scenario 8: %s, %s at %s%n", protocol.label, server.label, Format.rate(options.rate(nominal)));
+                    open.computeIfAbsent(nominal, r -> new LinkedHashMap<>()).computeIfAbsent(protocol, p -> new LinkedHashMap<>())
+                            .put(server, openLoop(bench, servers.get(server), protocol, options.rate(nominal), mix, checks));
+                }
+            }
+            if (protocol == Protocol.HTTP1 && wrk != null) {
+                for (Server server : against) {
+                    System.out.printf("  scenario 8: %s, %s driven by wrk%n", protocol.label, server.label);
+                    byWrk.put(server, wrkSteps(bench, servers.get(server), wrk));
+                }
+            }
+        }
+    }
+
+    /**
+     * The cold ramps' settings: the chart's shape as the cold starts have it, the run's store timeout, the JIT warm-up
+     * step's client and mix. The pod's own warm-up keeps its defaults (the chart's values) except in a time-scaled run,
+     * where its longest run is scaled like every phase, so a smoke run does not wait out a minute of it.
+     */
+    private static ColdRamp.Settings rampSettings(BenchOptions options, ColdStarts.Settings pod, Mix mix, Map<Mix.Client, WireCheck> checks) {
+        BenchOptions.Ramp ramp = options.wire().ramp();
+        List<ColdRamp.Variant> variants = new ArrayList<>();
+        for (ColdStarts.Launch launch : ramp.launches()) {
+            for (boolean warmUp : ramp.warmUp()) {
+                variants.add(new ColdRamp.Variant(launch, warmUp));
+            }
+        }
+        Duration warmUpMax = options.timeScale() < 1
+                ? Duration.ofMillis(Math.max(1000, Math.round(WARM_UP_MAX_SECONDS * options.timeScale() * 1000))) : null;
+        return new ColdRamp.Settings(pod, variants, ramp.rounds(), ramp.capSeconds(), RAMP_FIRST_SECONDS, options.wire().connections(),
+                List.of("--tollgate.redis.command-timeout=" + options.commandTimeout().toMillis() + "ms"), warmUpMax, JitSettle.DEFAULT,
+                () -> checks.get(mix.pick(mix.pickKind())));
     }
 
     /** The floor has no gRPC. */
@@ -368,10 +431,20 @@ final class WireScenario implements Scenario {
 
     private Section write(Bench bench, Charts charts, ServerUnderTest.PodSettings pod, int keys, ServerUnderTest floor, ServerUnderTest checkService,
                           Map<Protocol, Map<Server, WarmUp>> warmUps, Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open,
-                          Map<Server, WrkSteps> byWrk, ColdStarts.Result coldStarts) {
+                          Map<Server, WrkSteps> byWrk, ColdStarts.Result coldStarts, ColdRamp.Result ramps) {
         BenchOptions options = bench.options();
         BenchOptions.Wire wire = options.wire();
         Section section = new Section(number(), title());
+        if (floor == null || checkService == null) {
+            section.method("check-service runs from its jar (`" + pod.jar().getFileName() + "`) on this run's Redis Cluster, with the "
+                    + "traffic mix's rules and the store's command timeout at " + options.commandTimeout().toMillis() + " ms, in JVMs "
+                    + "with `" + String.join(" ", wire.jvmFlags()) + "` (the chart's limits and collector). No steps in this run "
+                    + "(`--wire-protocols=none`): no floor, no saturation or open-loop steps, only what follows.");
+            writeColdStarts(section, wire, coldStarts);
+            writeRamps(section, charts, options, ramps);
+            checks(section, options, Map.of(), Map.of(), null, coldStarts);
+            return section;
+        }
         section.method("check-service runs from its jar (`" + pod.jar().getFileName() + "`) in a JVM of its own, on this run's "
                 + "Redis Cluster, with the traffic mix's rules as its static rules file and the store's command timeout at "
                 + options.commandTimeout().toMillis() + " ms. Beside it, in the same run, **the floor**: a bare reactor-netty "
@@ -449,25 +522,7 @@ final class WireScenario implements Scenario {
         start.row(Server.POD.label + ", ready", Format.seconds(checkService.readySeconds()),
                 "readiness UP, after its warm-up (tollgate.warm-up): the load below starts then, as a load balancer's would");
         section.table(start);
-        if (!coldStarts.starts().isEmpty()) {
-            section.method("**Cold start by launch**: after the steps, with both servers stopped, check-service is started again and "
-                    + "again, each launch in turn for " + wire.coldStartRounds() + " round(s): the jar as `java -jar` runs it; with "
-                    + "`-Dspring.aot.enabled=true`, as the Helm chart starts a pod, from the jar (the Dockerfile's image) and from Boot's "
-                    + "extracted layout (a class path of plain jars, as a Jib image has), neither with a trained archive; and the "
-                    + "layouts `check-service/fast-start.sh` trains for the bench's JDK (" + Runtime.version().feature() + ") and these JVM "
-                    + "flags (a class-data archive, and with `AOT=on` Spring AOT's bean definitions as well; training is not timed). "
-                    + "Each start is in the Helm chart's shape, the one Spring AOT is built for: a management port of its own, the gRPC "
-                    + "port, no JMX agent, rules from a rules-service that never answers and the pod's saved snapshot of the mix's "
-                    + "rules. A start ends at the first enforced verdict, polled every 5 ms; its CPU is the process's by then.");
-            Table byLaunch = new Table("**Cold start by launch**, to the first enforced verdict (" + wire.coldStartRounds()
-                    + " interleaved round(s)):", List.of("launch", "median", "each start", "CPU at the answer, median", "vs the fat jar"));
-            double fatJar = coldStarts.medianSeconds(ColdStarts.Launch.FAT_JAR);
-            coldStarts.starts().forEach((launch, each) -> byLaunch.row(launch.label, Format.seconds(coldStarts.medianSeconds(launch)),
-                    String.join(", ", each.stream().map(one -> String.format(Locale.ROOT, "%.2f s", one.seconds())).toList()),
-                    Format.seconds(coldStarts.medianCpuSeconds(launch)), Format.percent(coldStarts.medianSeconds(launch) / fatJar)));
-            coldStarts.skipped().forEach((launch, why) -> byLaunch.row(launch.label, "–", "not measured: " + why, "–", "–"));
-            section.table(byLaunch);
-        }
+        writeColdStarts(section, wire, coldStarts);
 
         if (!warmUps.isEmpty()) {
             double window = rule.windowSeconds();
@@ -543,6 +598,7 @@ final class WireScenario implements Scenario {
         section.chart(charts.bars("s8-wire-p99", "p99 of a check over the wire, open loop (from intended send time)", "offered rate",
                 "milliseconds (log scale)", categories, series, true, false, null));
 
+        writeRamps(section, charts, options, ramps);
         checks(section, options, saturated, open, checkService, coldStarts);
         WrkSteps podByWrk = byWrk.get(Server.POD);
         if (podByWrk != null && byWrk.containsKey(Server.FLOOR)) {
@@ -554,6 +610,109 @@ final class WireScenario implements Scenario {
                     micros(cpu), cpu <= 50);
         }
         return section;
+    }
+
+    private static void writeColdStarts(Section section, BenchOptions.Wire wire, ColdStarts.Result coldStarts) {
+        if (!coldStarts.starts().isEmpty()) {
+            section.method("**Cold start by launch**: after the steps, with both servers stopped, check-service is started again and "
+                    + "again, each launch in turn for " + wire.coldStartRounds() + " round(s): the jar as `java -jar` runs it; with "
+                    + "`-Dspring.aot.enabled=true`, as the Helm chart starts a pod, from the jar (the Dockerfile's image) and from Boot's "
+                    + "extracted layout (a class path of plain jars, as a Jib image has), neither with a trained archive; and the "
+                    + "layouts `check-service/fast-start.sh` trains for the bench's JDK (" + Runtime.version().feature() + ") and these JVM "
+                    + "flags (a class-data archive, and with `AOT=on` Spring AOT's bean definitions as well; training is not timed). "
+                    + "Each start is in the Helm chart's shape, the one Spring AOT is built for: a management port of its own, the gRPC "
+                    + "port, no JMX agent, rules from a rules-service that never answers and the pod's saved snapshot of the mix's "
+                    + "rules. A start ends at the first enforced verdict, polled every 5 ms; its CPU is the process's by then.");
+            Table byLaunch = new Table("**Cold start by launch**, to the first enforced verdict (" + wire.coldStartRounds()
+                    + " interleaved round(s)):", List.of("launch", "median", "each start", "CPU at the answer, median", "vs the fat jar"));
+            double fatJar = coldStarts.medianSeconds(ColdStarts.Launch.FAT_JAR);
+            coldStarts.starts().forEach((launch, each) -> byLaunch.row(launch.label, Format.seconds(coldStarts.medianSeconds(launch)),
+                    String.join(", ", each.stream().map(one -> String.format(Locale.ROOT, "%.2f s", one.seconds())).toList()),
+                    Format.seconds(coldStarts.medianCpuSeconds(launch)), Format.percent(coldStarts.medianSeconds(launch) / fatJar)));
+            coldStarts.skipped().forEach((launch, why) -> byLaunch.row(launch.label, "–", "not measured: " + why, "–", "–"));
+            section.table(byLaunch);
+        }
+    }
+
+    /**
+     * The cold ramps (issue 29): a table of medians per launch and warm-up setting, a chart of checks/s second by second
+     * from ready, and the issue's targets for the README's `java -jar` and the chart's launch.
+     */
+    private static void writeRamps(Section section, Charts charts, BenchOptions options, ColdRamp.Result ramps) {
+        if (ramps == null) {
+            return;
+        }
+        BenchOptions.Ramp ramp = options.wire().ramp();
+        JitSettle rule = JitSettle.DEFAULT;
+        String first = Format.seconds(RAMP_FIRST_SECONDS);
+        String window = Format.seconds(rule.windowSeconds());
+        section.method("**Cold ramp** (issue 29): what a pod the autoscaler adds serves from the moment it is ready. check-service is "
+                + "started cold " + ramp.rounds() + " time(s) in each launch (" + String.join("; ", ramp.launches().stream()
+                .map(launch -> launch.label).toList()) + "), with its warm-up before readiness (`tollgate.warm-up.enabled`, chart "
+                + "`checkService.settings.warmUp.enabled`) " + String.join(" and ", ramp.warmUp().stream().map(on -> on ? "on" : "off")
+                .toList()) + ", the launches and settings taking turns round by round; each start in the chart's shape, as the "
+                + "cold starts by launch, with the store's command timeout at " + options.commandTimeout().toMillis() + " ms"
+                + (options.timeScale() < 1 ? " and, this run being time-scaled, the warm-up's longest run scaled from "
+                + Format.seconds(WARM_UP_MAX_SECONDS) + " to " + Format.seconds(Math.max(1, WARM_UP_MAX_SECONDS * options.timeScale()))
+                : " and the warm-up's other settings the pod's defaults (the chart's values)") + ". **First enforced answer**: from "
+                + "the start to the first enforced verdict, polled every 5 ms. **Ready**: to `/actuator/health/readiness` UP on "
+                + "the management port, polled every 5 ms after that. From ready, the JIT warm-up step's load (the same mix and "
+                + "HTTP/1.1 client, closed loop, " + options.wire().connections() + " in flight) until the pod's JIT settles by the "
+                + "same rule (under " + rule.quietCompileMillis() + " ms of compilation in " + window + ", after at least "
+                + Format.count(rule.minChecks()) + " checks; its compilation time read every second from its own "
+                + "`/actuator/prometheus`, `jvm_compilation_time_ms_total`, as the chart's pod monitor scrapes it: no JMX agent) "
+                + "or " + Format.seconds(ramp.capSeconds()) + " (real seconds, not time-scaled). Counted: enforced verdicts "
+                + "(allowed or denied, not fallback) in each second from ready, by when each check was sent; a check that failed "
+                + "or was answered in fallback (a store command past its timeout) counts only in its column, summed over the rounds. **Settled checks/s**: the rate over the ramp's last "
+                + window + " (the window in which the JIT was found settled; at the cap, the last " + window + " anyway, marked). "
+                + "**First " + first + "**: checks/s over the first " + first + " after ready (all of a ramp shorter than that). "
+                + "Every figure is the median over the rounds, each of its own; the chart is the median across the rounds of each "
+                + "second from ready (over the rounds that lasted that long).");
+        Table table = new Table("**Cold ramp**, from ready until the JIT settles (" + ramp.rounds() + " interleaved round(s), medians):",
+                List.of("launch", "warm-up", "first enforced answer", "ready", "checks/s, first " + first + " after ready",
+                        "settled checks/s", "first " + first + " ÷ settled", "settled after (from ready)", "failed or in fallback", "≥ 80%"));
+        Map<String, Charts.Curve> curves = new LinkedHashMap<>();
+        ramps.ramps().forEach((variant, each) -> {
+            double ratio = ramps.median(variant, ColdRamp.Ramp::ratio);
+            long settledRounds = each.stream().filter(ColdRamp.Ramp::settled).count();
+            double settledAfter = Stats.median(each.stream().filter(ColdRamp.Ramp::settled).mapToDouble(ColdRamp.Ramp::seconds).toArray());
+            table.row(variant.launch().label, variant.warmUp() ? "on" : "off", Format.seconds(ramps.median(variant, ColdRamp.Ramp::firstAnswerSeconds)),
+                    Format.seconds(ramps.median(variant, ColdRamp.Ramp::readySeconds)), Format.rate(ramps.median(variant, ColdRamp.Ramp::firstRate)),
+                    Format.rate(ramps.median(variant, ColdRamp.Ramp::settledRate)), Format.percent(ratio),
+                    settledRounds == 0 ? "not within " + Format.seconds(ramp.capSeconds()) + " (the cap)"
+                            : Format.seconds(settledAfter) + (settledRounds < each.size() ? " (" + settledRounds + " of " + each.size()
+                            + " settled)" : ""),
+                    Format.count(each.stream().mapToLong(ColdRamp.Ramp::failed).sum()), ratio >= RAMP_TARGET ? "yes" : "**no**");
+            double[] perSecond = ramps.medianPerSecond(variant);
+            double[] x = new double[perSecond.length];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = i + 1;
+            }
+            if (x.length > 0) {
+                curves.put(variant.shortLabel(), new Charts.Curve(x, perSecond));
+            }
+        });
+        ramps.skipped().forEach((launch, why) -> table.row(launch.label, "–", "not measured: " + why, "–", "–", "–", "–", "–", "–", "–"));
+        section.table(table);
+        if (!curves.isEmpty()) {
+            section.chart(charts.curves("s8-wire-cold-ramp", "Checks answered per second from ready, cold start by launch (saturation, "
+                    + options.wire().connections() + " in flight; median of " + ramp.rounds() + " round(s))",
+                    "seconds from ready (each point: the second before it)", "checks/s", curves, false));
+        }
+        for (ColdRamp.Variant variant : ramps.ramps().keySet()) {
+            String setting = "warm-up " + (variant.warmUp() ? "on" : "off") + ", median of " + ramps.ramps().get(variant).size();
+            if (variant.launch() == ColdStarts.Launch.FAT_JAR || variant.launch() == ColdStarts.Launch.EXTRACTED_AOT) {
+                String launch = variant.launch() == ColdStarts.Launch.FAT_JAR ? "the README's `java -jar`" : "the chart's launch (extracted, Spring AOT)";
+                double ratio = ramps.median(variant, ColdRamp.Ramp::ratio);
+                section.check("Wire, cold ramp: checks/s in the first " + first + " after ready ≥ 80% of settled (" + launch + ", " + setting + ")",
+                        Format.percent(ratio), ratio >= RAMP_TARGET);
+            }
+            if (variant.launch() == ColdStarts.Launch.EXTRACTED_AOT) {
+                double firstAnswer = ramps.median(variant, ColdRamp.Ramp::firstAnswerSeconds);
+                section.check("Wire, cold ramp: start to first enforced answer ≤ 3 s (the chart's launch, " + setting + ")",
+                        Format.seconds(firstAnswer), firstAnswer <= 3);
+            }
+        }
     }
 
     /** The issue's targets, on HTTP/1.1 keep-alive, which is how gateways call the pod. */
@@ -576,10 +735,10 @@ final class WireScenario implements Scenario {
             section.check("Wire: check-service's CPU per check ≤ 50 µs at " + rate + " (HTTP/1.1)", micros(cpu), cpu <= 50);
         }
         double fastStart = coldStarts.medianSeconds(ColdStarts.Launch.CLASS_CACHE);
-        if (Double.isNaN(fastStart)) {
+        if (Double.isNaN(fastStart) && pod != null) {
             section.check("Wire: check-service's start to first enforced answer ≤ 3 s (fat jar)", Format.seconds(pod.coldStartSeconds()),
                     pod.coldStartSeconds() <= 3);
-        } else {
+        } else if (!Double.isNaN(fastStart)) {
             // the fast start the project ships for Java 17, as docs/performance.md says to start a pod; the other launches are in the table
             section.check("Wire: check-service's start to first enforced answer ≤ 3 s (`fast-start.sh`, median of "
                     + coldStarts.starts().get(ColdStarts.Launch.CLASS_CACHE).size() + ")", Format.seconds(fastStart), fastStart <= 3);

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,21 +28,44 @@ public final class ColdStarts {
 
     /** How the pod is launched. */
     public enum Launch {
-        FAT_JAR("fat jar (`java -jar`)", Layout.JAR, false),
-        FAT_JAR_AOT("fat jar with Spring AOT (the Dockerfile's image as the chart starts it)", Layout.JAR, true),
-        EXTRACTED_AOT("extracted with Spring AOT, no archive (a Jib image's class path as the chart starts it)", Layout.EXTRACTED, true),
-        CLASS_CACHE("`fast-start.sh`: extracted, class-data archive", Layout.FAST_START, false),
-        SPRING_AOT("`AOT=on fast-start.sh`: Spring AOT and the archive", Layout.FAST_START, true);
+        FAT_JAR("fat-jar", "fat jar (`java -jar`)", Layout.JAR, false),
+        FAT_JAR_AOT("fat-jar-aot", "fat jar with Spring AOT (the Dockerfile's image as the chart starts it)", Layout.JAR, true),
+        EXTRACTED_AOT("extracted-aot", "extracted with Spring AOT, no archive (a Jib image's class path as the chart starts it)",
+                Layout.EXTRACTED, true),
+        CLASS_CACHE("fast-start", "`fast-start.sh`: extracted, class-data archive", Layout.FAST_START, false),
+        SPRING_AOT("fast-start-aot", "`AOT=on fast-start.sh`: Spring AOT and the archive", Layout.FAST_START, true);
 
+        /** Its name in options ({@code --wire-ramp-launches}). */
+        public final String key;
         public final String label;
         final Layout layout;
         final boolean springAot;
 
-        Launch(String label, Layout layout, boolean springAot) {
+        Launch(String key, String label, Layout layout, boolean springAot) {
+            this.key = key;
             this.label = label;
             this.layout = layout;
             this.springAot = springAot;
         }
+
+        public static Launch of(String key) {
+            for (Launch launch : values()) {
+                if (launch.key.equals(key.trim())) {
+                    return launch;
+                }
+            }
+            throw new IllegalArgumentException("a launch is one of " + java.util.Arrays.stream(values()).map(l -> l.key).toList()
+                    + ", was " + key);
+        }
+    }
+
+    /**
+     * The commands of the launches asked for, made ready once (extracted, trained) for whatever starts them.
+     *
+     * @param commands what follows {@code java} for each launch that could be made: flags, class path or jar
+     * @param skipped  launches that could not be made, and why
+     */
+    public record Prepared(Map<Launch, List<String>> commands, Map<Launch, String> skipped) {
     }
 
     /** Where the classes come from: the executable jar, Boot's extracted layout, or that with fast-start.sh's archive. */
@@ -85,17 +107,19 @@ public final class ColdStarts {
     private ColdStarts() {
     }
 
-    /** {@code rounds} starts of each launch, taking turns; nothing is started when {@code rounds} is 0. */
-    public static Result measure(Settings settings, int rounds, Ports ports, Path work) {
-        Map<Launch, List<String>> launches = new LinkedHashMap<>();
+    /**
+     * Lays out and trains each of {@code wanted} (the extracted layout once, fast-start.sh's layouts once each), so that
+     * the cold starts and the cold ramps start the same files.
+     */
+    public static Prepared prepare(Settings settings, java.util.Collection<Launch> wanted, Path work) {
+        Map<Launch, List<String>> launches = new EnumMap<>(Launch.class);
         Map<Launch, String> skipped = new EnumMap<>(Launch.class);
-        Map<Launch, List<Start>> starts = new EnumMap<>(Launch.class);
-        if (rounds == 0) {
-            return new Result(starts, skipped);
-        }
         Path script = settings.jar().toAbsolutePath().getParent().getParent().resolve("fast-start.sh");
         Path extracted = work.resolve("extracted");
         for (Launch launch : Launch.values()) {
+            if (!wanted.contains(launch)) {
+                continue;
+            }
             try {
                 launches.put(launch, switch (launch.layout) {
                     case JAR -> command(settings, launch, settings.jar());
@@ -107,6 +131,17 @@ public final class ColdStarts {
                 skipped.put(launch, e.getMessage().lines().findFirst().orElse(""));
             }
         }
+        return new Prepared(launches, skipped);
+    }
+
+    /** {@code rounds} starts of each prepared launch, taking turns; nothing is started when {@code rounds} is 0. */
+    public static Result measure(Settings settings, Prepared prepared, int rounds, Ports ports, Path work) {
+        Map<Launch, List<Start>> starts = new EnumMap<>(Launch.class);
+        if (rounds == 0) {
+            return new Result(starts, new EnumMap<>(Launch.class));
+        }
+        Map<Launch, List<String>> launches = prepared.commands();
+        Map<Launch, String> skipped = prepared.skipped();
         int http = ports.next();
         int management = ports.next();
         int grpc = ports.next();
@@ -122,7 +157,7 @@ public final class ColdStarts {
     }
 
     /** The run's flags, Spring AOT's if the launch has it, and the jar. */
-    private static List<String> command(Settings settings, Launch launch, Path jar) {
+    static List<String> command(Settings settings, Launch launch, Path jar) {
         List<String> command = new ArrayList<>(settings.jvmFlags());
         if (launch.springAot) {
             command.add("-Dspring.aot.enabled=true");
