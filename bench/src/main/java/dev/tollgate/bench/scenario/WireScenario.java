@@ -171,7 +171,7 @@ final class WireScenario implements Scenario {
         byte[] probe = checks.get(mix.pick(Mix.Kind.ENTERPRISE)).json();
         Ports ports = new Ports(wire.basePort());
         ServerUnderTest.PodSettings podSettings = new ServerUnderTest.PodSettings(PodJar.of(wire),
-                bench.cluster().clusterNodes(), work.resolve("rules.yml"), options.commandTimeout());
+                bench.cluster().clusterNodes(), work.resolve("rules.yml"), options.commandTimeout(), warmUpMax(options));
         System.out.printf("  scenario 8: starting check-service from %s%n", podSettings.jar());
         Map<Integer, Map<Protocol, Map<Server, Step>>> open = new LinkedHashMap<>();
         Map<Protocol, Map<Server, Step>> saturated = new LinkedHashMap<>();
@@ -200,7 +200,7 @@ final class WireScenario implements Scenario {
                 System.out.println("  scenario 8: --wire-protocols=none, so no steps: only the cold starts and the cold ramps");
             }
             ColdStarts.Settings coldSettings = new ColdStarts.Settings(podSettings.jar(), wire.jvmFlags(), podSettings.redisNodes(),
-                    work.resolve("saved-rules-snapshot.json"), probe);
+                    work.resolve("saved-rules-snapshot.json"), probe, warmUpMax(options));
             BenchOptions.Ramp ramp = wire.ramp();
             Set<ColdStarts.Launch> launches = EnumSet.noneOf(ColdStarts.Launch.class);
             if (wire.coldStartRounds() > 0) {
@@ -260,6 +260,14 @@ final class WireScenario implements Scenario {
      * step's client and mix. The pod's own warm-up keeps its defaults (the chart's values) except in a time-scaled run,
      * where its longest run is scaled like every phase, so a smoke run does not wait out a minute of it.
      */
+    /**
+     * The pods' warm-up before readiness (and fast-start.sh's training on it), shortened with the run's time scale below 1
+     * so that a short run is not a minute per pod start; null at full scale: the pod's own default, the chart's.
+     */
+    private static Duration warmUpMax(BenchOptions options) {
+        return options.timeScale() < 1 ? Duration.ofMillis(Math.max(1000, Math.round(WARM_UP_MAX_SECONDS * options.timeScale() * 1000))) : null;
+    }
+
     private static ColdRamp.Settings rampSettings(BenchOptions options, ColdStarts.Settings pod, Mix mix, Map<Mix.Client, WireCheck> checks) {
         BenchOptions.Ramp ramp = options.wire().ramp();
         List<ColdRamp.Variant> variants = new ArrayList<>();
@@ -268,10 +276,8 @@ final class WireScenario implements Scenario {
                 variants.add(new ColdRamp.Variant(launch, warmUp));
             }
         }
-        Duration warmUpMax = options.timeScale() < 1
-                ? Duration.ofMillis(Math.max(1000, Math.round(WARM_UP_MAX_SECONDS * options.timeScale() * 1000))) : null;
         return new ColdRamp.Settings(pod, variants, ramp.rounds(), ramp.capSeconds(), RAMP_FIRST_SECONDS, options.wire().connections(),
-                List.of("--tollgate.redis.command-timeout=" + options.commandTimeout().toMillis() + "ms"), warmUpMax, JitSettle.DEFAULT,
+                List.of("--tollgate.redis.command-timeout=" + options.commandTimeout().toMillis() + "ms"), warmUpMax(options), JitSettle.DEFAULT,
                 () -> checks.get(mix.pick(mix.pickKind())));
     }
 

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -99,7 +100,8 @@ public final class ColdStarts {
      * @param snapshot the rules as a saved snapshot (the pod's {@code tollgate.rules.snapshot-file})
      * @param probe    a check of those rules
      */
-    public record Settings(Path jar, List<String> jvmFlags, String redisNodes, Path snapshot, byte[] probe) {
+    /** @param trainWarmUp how long fast-start.sh's training run may run the pod's warm-up ({@code TRAIN_WARM_UP}); null: its default */
+    public record Settings(Path jar, List<String> jvmFlags, String redisNodes, Path snapshot, byte[] probe, Duration trainWarmUp) {
     }
 
     private static final long HELPER_TIMEOUT_SECONDS = 300;
@@ -192,6 +194,9 @@ public final class ColdStarts {
         builder.environment().put("JAVA", JavaProcess.java());
         builder.environment().put("JAVA_OPTS", String.join(" ", settings.jvmFlags()));
         builder.environment().put("AOT", launch.springAot ? "on" : "off");
+        if (settings.trainWarmUp() != null) {
+            builder.environment().put("TRAIN_WARM_UP", settings.trainWarmUp().toMillis() + "ms");
+        }
         System.out.printf("  scenario 8: training %s (%s)%n", launch.label, script);
         List<String> output = run(builder, log, "fast-start.sh");
         String command = output.isEmpty() ? "" : output.get(output.size() - 1).trim();

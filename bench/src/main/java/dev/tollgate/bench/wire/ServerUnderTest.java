@@ -47,8 +47,11 @@ public final class ServerUnderTest implements AutoCloseable {
         this.firstAnswer = firstAnswer;
     }
 
-    /** check-service's store and rules for a run: its Redis Cluster, its static rules file, the store's command timeout. */
-    public record PodSettings(Path jar, String redisNodes, Path rulesFile, Duration commandTimeout) {
+    /**
+     * check-service's store and rules for a run: its Redis Cluster, its static rules file, the store's command timeout, and
+     * the longest its warm-up before readiness may run (null: the pod's default).
+     */
+    public record PodSettings(Path jar, String redisNodes, Path rulesFile, Duration commandTimeout, Duration warmUpMaxDuration) {
     }
 
     /**
@@ -74,6 +77,9 @@ public final class ServerUnderTest implements AutoCloseable {
                 "--tollgate.region.name=bench",
                 "--spring.main.banner-mode=off",
                 "--logging.level.root=WARN"));
+        if (pod.warmUpMaxDuration() != null) {
+            arguments.add("--tollgate.warm-up.max-duration=" + pod.warmUpMaxDuration().toMillis() + "ms");
+        }
         JavaProcess process = JavaProcess.start("check-service", jvmFlags, jmx, List.of("-jar", pod.jar().toString()), arguments,
                 workDirectory);
         ServerUnderTest server = await("check-service", process, http, grpc, jmx, probe,

@@ -65,7 +65,7 @@ class ColdRampTest {
     @Test
     void theWarmUpIsSaidEitherWaySinceItsDefaultMayChange() {
         ColdStarts.Settings pod = new ColdStarts.Settings(java.nio.file.Path.of("pod.jar"), List.of(), "127.0.0.1:7000",
-                java.nio.file.Path.of("snapshot.json"), new byte[0]);
+                java.nio.file.Path.of("snapshot.json"), new byte[0], null);
         ColdRamp.Settings settings = new ColdRamp.Settings(pod, List.of(), 1, 5, 10, 16, List.of("--tollgate.redis.command-timeout=50ms"),
                 java.time.Duration.ofSeconds(2), RULE, () -> null);
 
