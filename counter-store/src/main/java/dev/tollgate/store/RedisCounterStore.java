@@ -18,7 +18,6 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
@@ -30,7 +29,6 @@ import io.lettuce.core.resource.Delay;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -541,15 +539,12 @@ public final class RedisCounterStore implements CounterStore {
         if (commands == null) {
             return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
-        String[] keyArray = keys.toArray(String[]::new);
-        String[] argArray = args.toArray(String[]::new);
         CompletableFuture<long[]> first = timed(timeout, () -> commands.dispatch(CommandType.EVALSHA, new IntegerArrayOutput(),
-                new CommandArgs<>(StringCodec.UTF8).add(script.sha1()).add(keyArray.length).addKeys(keyArray).addValues(argArray)));
+                ScriptArgs.bySha(script, keys, args)));
         return first.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
                 return timed(timeout, () -> commands.dispatch(CommandType.EVAL, new IntegerArrayOutput(),
-                        new CommandArgs<>(StringCodec.UTF8).add(script.body().getBytes(StandardCharsets.UTF_8)).add(keyArray.length)
-                                .addKeys(keyArray).addValues(argArray)));
+                        ScriptArgs.byBody(script, keys, args)));
             }
             return CompletableFuture.failedFuture(error);
         }).handle((reply, error) -> {
