@@ -32,8 +32,9 @@ import java.util.function.IntFunction;
  * {@link RedisCounterStore#run} with each key's call built once, so it is the store call alone.
  *
  * <pre>
- * java -cp limiter/target/test-classes:limiter/target/classes:$(cat /tmp/limiter.cp) \
- *     dev.tollgate.limiter.StoreCallCost engine|store [calls per round] [rounds]
+ * ./mvnw -B -pl limiter -am test-compile dependency:build-classpath -Dmdep.outputFile=target/test.cp -Dmdep.includeScope=test
+ * java -Xmx512m -cp limiter/target/test-classes:limiter/target/classes:counter-store/target/classes:common/target/classes:\
+ *     test-support/target/classes:$(cat limiter/target/test.cp) dev.tollgate.limiter.StoreCallCost engine|store [calls per round] [rounds]
  * </pre>
  */
 public final class StoreCallCost {
