@@ -11,6 +11,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface CounterStore extends AutoCloseable {
 
+    /**
+     * The store may read {@code keys} and {@code args} after this returns (the Redis store writes them as the connection sends
+     * the command, and again after a redirect): hand it lists no one changes afterwards.
+     */
     CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args);
 
     /**

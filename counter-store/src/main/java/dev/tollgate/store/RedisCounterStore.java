@@ -8,7 +8,6 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -19,6 +18,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -539,13 +539,12 @@ public final class RedisCounterStore implements CounterStore {
         if (commands == null) {
             return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
-        String[] keyArray = keys.toArray(String[]::new);
-        String[] argArray = args.toArray(String[]::new);
-        CompletableFuture<List<Object>> first = timed(timeout, () -> commands.<List<Object>>evalsha(
-                script.sha1(), ScriptOutputType.MULTI, keyArray, argArray));
+        CompletableFuture<long[]> first = timed(timeout, () -> commands.dispatch(CommandType.EVALSHA, new IntegerArrayOutput(),
+                ScriptArgs.bySha(script, keys, args)));
         return first.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
-                return timed(timeout, () -> commands.<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keyArray, argArray));
+                return timed(timeout, () -> commands.dispatch(CommandType.EVAL, new IntegerArrayOutput(),
+                        ScriptArgs.byBody(script, keys, args)));
             }
             return CompletableFuture.failedFuture(error);
         }).handle((reply, error) -> {
@@ -554,7 +553,10 @@ public final class RedisCounterStore implements CounterStore {
                 refreshTopologySoon(unwrap(error), failure);
                 throw failure;
             }
-            return longs(reply);
+            if (reply == null) {
+                throw new IllegalStateException(script + " replied something other than integers");
+            }
+            return new IntegerReply(reply);
         });
     }
 
@@ -644,14 +646,6 @@ public final class RedisCounterStore implements CounterStore {
             return TOPOLOGY_ERRORS.stream().anyMatch(message::startsWith) ? REFRESH_INTERVAL_NANOS : -1;
         }
         return REFRESH_INTERVAL_NANOS;
-    }
-
-    private static List<Long> longs(List<Object> reply) {
-        List<Long> values = new ArrayList<>(reply.size());
-        for (Object value : reply) {
-            values.add(((Number) value).longValue());
-        }
-        return values;
     }
 
     static StoreException translate(LuaScript script, Throwable error) {

@@ -1,5 +1,6 @@
 package dev.tollgate.store.script;
 
+import dev.tollgate.store.IntegerReply;
 import dev.tollgate.store.key.RedisKeys;
 
 import java.util.List;
@@ -25,7 +26,7 @@ public final class FixedWindows {
      * so the caller can rename from it; empty when the call was answered.
      */
     public static OptionalLong movedTo(List<Long> reply) {
-        return reply.get(0) == WRONG_WINDOW ? OptionalLong.of(reply.get(1)) : OptionalLong.empty();
+        return IntegerReply.at(reply, 0) == WRONG_WINDOW ? OptionalLong.of(IntegerReply.at(reply, 1)) : OptionalLong.empty();
     }
 
     /** The counter of the window {@code nowMs} falls in, for {@code rule} on {@code key}. */

@@ -1,5 +1,7 @@
 package dev.tollgate.store.script;
 
+import dev.tollgate.store.IntegerReply;
+
 import java.util.List;
 
 /**
@@ -31,11 +33,12 @@ public record GroupReply(long granted, long retryMs, long holdMs, long[] remaini
         long[] remaining = new long[keys];
         long[] reset = new long[keys];
         for (int i = 0; i < keys; i++) {
-            remaining[i] = Math.max(0, reply.get(HEADER + 2 * i));
-            reset[i] = Math.max(0, reply.get(HEADER + 1 + 2 * i));
+            remaining[i] = Math.max(0, IntegerReply.at(reply, HEADER + 2 * i));
+            reset[i] = Math.max(0, IntegerReply.at(reply, HEADER + 1 + 2 * i));
         }
-        long stamp = reply.size() > size ? reply.get(size) : 0;
-        return new GroupReply(reply.get(0), reply.get(1), Math.max(reply.get(1), reply.get(2)), remaining, reset, stamp);
+        long stamp = reply.size() > size ? IntegerReply.at(reply, size) : 0;
+        long retryMs = IntegerReply.at(reply, 1);
+        return new GroupReply(IntegerReply.at(reply, 0), retryMs, Math.max(retryMs, IntegerReply.at(reply, 2)), remaining, reset, stamp);
     }
 
     public boolean allowed() {

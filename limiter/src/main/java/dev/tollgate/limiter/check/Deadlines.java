@@ -2,16 +2,22 @@ package dev.tollgate.limiter.check;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Bounds a store call by its check's deadline. The JDK's delayer thread, one for the whole JVM, only fires
- * the deadline; what follows it (the fail mode, the response and, in check-service, its JSON and write)
- * runs on a small pool, so that a frozen shard's burst of deadlines neither queues behind that one thread
- * nor delays every other timer of the JVM. A call answered in time is turned into its answer
- * on the thread that brought the reply, with no hop, and cancels its timer.
+ * Bounds a store call by its check's deadline. One timer thread, shared by the whole JVM, only fires the
+ * deadline; what follows it (the fail mode, the response and, in check-service, its JSON and write) runs on a
+ * small pool, so that a frozen shard's burst of deadlines neither queues behind that one thread nor delays any
+ * other timer. A call answered in time is turned into its answer on the thread that brought the reply, with no
+ * hop, and cancels its timer.
+ *
+ * <p>The timer is a plain scheduled task, not a {@code CompletableFuture} with {@code completeOnTimeout}: cancelling
+ * such a future completes it, and each of its dependents, with a fresh exception and its stack trace (three per
+ * call, 30% of the bytes a store-bound check allocated, issue 29); cancelling a scheduled task only marks it.
  */
 final class Deadlines {
 
@@ -27,6 +33,11 @@ final class Deadlines {
         static final ThreadPoolExecutor CONTINUATIONS = continuations(Math.max(2, Runtime.getRuntime().availableProcessors()));
     }
 
+    /** The deadlines' one timer thread, started by the first check that waits on the store. */
+    private static final class Timer {
+        static final ScheduledThreadPoolExecutor DEADLINES = timer();
+    }
+
     private Deadlines() {
     }
 
@@ -39,12 +50,23 @@ final class Deadlines {
         if (answer.isDone()) {
             return answer;
         }
-        CompletableFuture<Void> timer = new CompletableFuture<Void>().completeOnTimeout(null, nanos, TimeUnit.NANOSECONDS);
-        // a cancelled timer completes this exceptionally without handing anything to the pool
-        timer.thenRunAsync(() -> answer.complete(pastDeadline), Pool.CONTINUATIONS);
-        // cancelling the timer takes its task off the delayer's queue
+        // the timer thread only hands the fail mode to the pool; a cancelled task never runs
+        ScheduledFuture<?> timer = Timer.DEADLINES.schedule(() -> Pool.CONTINUATIONS.execute(() -> answer.complete(pastDeadline)),
+                nanos, TimeUnit.NANOSECONDS);
+        // cancelling the timer takes its task off the timer's queue
         answer.whenComplete((outcome, error) -> timer.cancel(false));
         return answer;
+    }
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "tollgate-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        // as the JDK's delayer: a call answered in time leaves nothing queued behind it
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
     }
 
     private static ThreadPoolExecutor continuations(int threads) {
