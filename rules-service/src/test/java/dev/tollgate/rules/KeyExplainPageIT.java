@@ -255,6 +255,7 @@ class KeyExplainPageIT extends ServiceTestBase {
         List<String> let = new ArrayList<>();
         for (String spelling : spellings) {
             HttpResponse<String> refused = reader.post(page, spelling, change, HTMX, "true");
+            System.out.printf("reader POST %s → %d%n", spelling, refused.statusCode());
             if (refused.statusCode() != 403 && refused.statusCode() != 400) {
                 let.add(spelling + " → " + refused.statusCode());
             }
