@@ -77,6 +77,63 @@ class ControlPathChartTest {
     }
 
     @Test
+    void theConsolesExplainAsksTheCheckServiceServiceWithAReaderTokenFromASecret() {
+        Manifests release = TollgateChart.render("us-east", Map.of(
+                "checkService", Map.of("access", Map.of("readerTokenSecret", "reader-tokens")),
+                "rulesService", Map.of("console", Map.of("explain", Map.of("readerTokenSecret", "console-reader-token")))));
+        Tree container = release.one("Deployment", "tollgate-rules-service").named("rules-service", "spec", "template", "spec", "containers");
+
+        assertThat(container.named("TOLLGATE_CONSOLE_EXPLAIN_URL", "env").at("value").text())
+                .as("this release's check-service Service, on its port").isEqualTo("http://tollgate-check-service:8080");
+        assertThat(release.has("Service", "tollgate-check-service")).isTrue();
+        Tree token = container.named("TOLLGATE_CONSOLE_EXPLAIN_READERTOKEN", "env");
+        assertThat(token.at("value").exists()).as("a secret, never a value in the manifest").isFalse();
+        assertThat(token.at("valueFrom", "secretKeyRef", "name").text()).isEqualTo("console-reader-token");
+        assertThat(token.at("valueFrom", "secretKeyRef", "key").text()).isEqualTo("token");
+        assertThat(container.named("TOLLGATE_CONSOLE_EXPLAIN_CONNECTTIMEOUT", "env").at("value").text()).isEqualTo("1s");
+        assertThat(container.named("TOLLGATE_CONSOLE_EXPLAIN_READTIMEOUT", "env").at("value").text()).isEqualTo("2s");
+    }
+
+    @Test
+    void theConsolesExplainIsOffWithoutASecretAndAsksWhereItIsTold() {
+        Tree off = TollgateChart.render("us-east").one("Deployment", "tollgate-rules-service")
+                .named("rules-service", "spec", "template", "spec", "containers");
+        assertThat(off.named("TOLLGATE_CONSOLE_EXPLAIN_URL", "env").exists()).as("the panel says it is not set up").isFalse();
+        assertThat(off.named("TOLLGATE_CONSOLE_EXPLAIN_READERTOKEN", "env").exists()).isFalse();
+
+        Tree elsewhere = TollgateChart.render("us-east", Map.of("rulesService", Map.of("console", Map.of("explain", Map.of(
+                        "readerTokenSecret", "console-reader-token", "url", "http://check.other-namespace:8080", "readTimeout", "1500ms")))))
+                .one("Deployment", "tollgate-rules-service").named("rules-service", "spec", "template", "spec", "containers");
+        assertThat(elsewhere.named("TOLLGATE_CONSOLE_EXPLAIN_URL", "env").at("value").text()).isEqualTo("http://check.other-namespace:8080");
+        assertThat(elsewhere.named("TOLLGATE_CONSOLE_EXPLAIN_READTIMEOUT", "env").at("value").text()).isEqualTo("1500ms");
+    }
+
+    @Test
+    void refusesAConsoleTokenThisReleasesPodsWouldRefuse() {
+        assertThat(TollgateChart.renderFailure("us-east", Map.of("rulesService", Map.of("console", Map.of("explain",
+                Map.of("readerTokenSecret", "console-reader-token"))))))
+                .contains("checkService.access.readerTokenSecret is not");
+        assertThat(TollgateChart.renderFailure("us-east", Map.of("rulesService", Map.of("console", Map.of("explain",
+                Map.of("readerTokenSecret", "console-reader-token", "url", "http://check:8080/?token=x"))))))
+                .as("a URL with a query would carry more than the console means to send").contains("url");
+    }
+
+    @Test
+    void theCheckPortsNetworkPolicyAdmitsRulesServiceToTheHttpPortWhenTheConsoleAsks() {
+        Manifests release = TollgateChart.render("eu-west", Map.of(
+                "checkService", Map.of("access", Map.of("readerTokenSecret", "reader-tokens"), "networkPolicy", Map.of(
+                        "enabled", true, "gatewayPodSelector", Map.of("app", "istio-ingressgateway"))),
+                "rulesService", Map.of("console", Map.of("explain", Map.of("readerTokenSecret", "console-reader-token")))));
+        List<Tree> rules = release.one("NetworkPolicy", "tollgate-check-service").items("spec", "ingress");
+        Tree rulesServicePods = release.one("Deployment", "tollgate-rules-service").at("spec", "selector", "matchLabels");
+
+        Tree console = rules.stream().filter(rule -> rule.items("from").get(0).at("podSelector", "matchLabels").map()
+                .equals(rulesServicePods.map())).findFirst().orElseThrow();
+        assertThat(console.items("ports").stream().map(p -> p.at("port").text())).containsExactly("http");
+        assertThat(console.items("from").get(0).at("namespaceSelector").exists()).as("this release's namespace").isFalse();
+    }
+
+    @Test
     void passesSeveralAudiencesAsOneCommaSeparatedValue() {
         Tree container = TollgateChart.render("us-east", Map.of("rulesService", Map.of("jwt", Map.of(
                         "audiences", List.of("tollgate-rules-service", "tollgate-admin-cli")))))

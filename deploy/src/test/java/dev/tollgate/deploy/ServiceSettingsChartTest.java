@@ -42,14 +42,18 @@ class ServiceSettingsChartTest {
     @CsvSource({"check-service, tollgate-check-service", "rules-service, tollgate-rules-service",
             "budget-rebalancer, tollgate-budget-rebalancer"})
     void passesEveryDocumentedPropertyAsAnEnvironmentVariable(String service, String deployment) {
-        // a second release turns on what the region files leave off: a static rules file, the check ports' token, and
+        // a second release turns on what the region files leave off: a static rules file, the check ports' token, the console's
+        // explain, and
         // settings whose default is empty (a check deadline, the feed's and the gRPC port's SSL bundles)
         Set<String> env = new HashSet<>(variables(TollgateChart.render("eu-west"), deployment, service));
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of(
                 "rules", Map.of("watch", false, "static", "rules: []"),
                 "access", Map.of("tokenSecret", "gateway-tokens", "readerTokenSecret", "reader-tokens"))),
                 Map.of("checkService", Map.of("settings", Map.of("check", Map.of("deadline", "25ms"),
-                        "rules", Map.of("sslBundle", "rules-feed"), "grpc", Map.of("sslBundle", "rls"))))), deployment, service));
+                        "rules", Map.of("sslBundle", "rules-feed"), "grpc", Map.of("sslBundle", "rls")))),
+                // and the console's explain, which asks the pods with a reader's token
+                Map.of("rulesService", Map.of("console", Map.of("explain", Map.of("readerTokenSecret", "console-reader-token"))))),
+                deployment, service));
         // a region serving envoyproxy/ratelimit's files from a ConfigMap, with forward auth's optional settings
         env.addAll(variables(TollgateChart.render("eu-west", Map.of("checkService", Map.of(
                 "rules", Map.of("watch", false, "envoyConfigMap", "ratelimit-config"))),

@@ -23,12 +23,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +67,11 @@ public final class DevStack implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread shutdownHook = new Thread(this::close, "tollgate-dev-stack-stop");
     private final List<RunningApp> pods = new ArrayList<>();
+    /**
+     * The pods' reader's token (explain, the hot keys), new for every start: the console's key page asks the first pod
+     * with it. Random rather than a known default, since a look shows any account's limits and counters.
+     */
+    private final String readerToken = randomToken();
 
     private boolean closed;
     private Path workDirectory;
@@ -132,8 +139,14 @@ public final class DevStack implements AutoCloseable {
         long started = System.nanoTime();
         PortCheck.requireFree(options.address(), options.servicePorts());
         step("PostgreSQL and a 3-primary Redis Cluster", this::startStores);
+        // the console's "why would a check be denied now?" asks the first pod, with the pods' reader's token
+        Map<String, String> rulesProperties = new LinkedHashMap<>();
+        rulesProperties.put("tollgate.console.explain.url", "http://" + curlHost() + ":" + options.checkPorts().get(0));
+        rulesProperties.put("tollgate.console.explain.reader-token", readerToken);
+        // after the stack's choice, so that a --rules-service.<property> option wins
+        rulesProperties.putAll(options.propertiesFor(Service.RULES_SERVICE));
         step("rules-service on " + options.rulesPort(), () -> rulesService = ServiceLauncher.rulesService(options.address(),
-                options.rulesPort(), database(), redis.clusterNodes(), options.devToken(), options.propertiesFor(Service.RULES_SERVICE)));
+                options.rulesPort(), database(), redis.clusterNodes(), options.devToken(), rulesProperties));
         if (options.demoRules()) {
             // before the pods start, so that each one's first watch call brings the demo rules
             step("demo rules", () -> ruleEtags = DemoRules.load(admin()));
@@ -146,6 +159,7 @@ public final class DevStack implements AutoCloseable {
             // free port (each pod logs the one it took)
             int grpcPort = i == 0 && port == StackOptions.DEFAULT_BASE_PORT ? DEFAULT_GRPC_PORT : 0;
             Map<String, String> properties = new LinkedHashMap<>();
+            properties.put("tollgate.access.reader-tokens", readerToken);
             if (options.canaryPod(i)) {
                 properties.put("tollgate.rules.canary", "true");
             }
@@ -261,6 +275,8 @@ public final class DevStack implements AutoCloseable {
                 String.join(", ", podUrls), pods.size(), pods.size() == 1 ? "" : "s"));
         text.append(String.format("  %-18s http://%s:%d  (dev profile)  admin token: %s%n", Service.RULES_SERVICE.id(), host,
                 rulesService.port(), options.devToken()));
+        text.append(String.format("  %-18s %s  (POST /v1/ratelimit:explain and GET /v1/hot-keys on the pods; the console asks %s)%n",
+                "reader token", readerToken, podUrls.get(0).replace(" (canary)", "")));
         text.append(String.format("  %-18s http://%s:%d  (region shares from usage, every 10 s)%n", Service.BUDGET_REBALANCER.id(), host,
                 rebalancer.port()));
         text.append(String.format("  %-18s %s%n", "Redis Cluster", String.join(", ", redis.nodes().stream().map(Node::hostAndPort).toList())));
@@ -328,6 +344,11 @@ public final class DevStack implements AutoCloseable {
         return List.copyOf(pods);
     }
 
+    /** The pods' reader's token, which the console's key page asks the first pod with. */
+    public String readerToken() {
+        return readerToken;
+    }
+
     public RunningApp rulesService() {
         return rulesService;
     }
@@ -381,6 +402,12 @@ public final class DevStack implements AutoCloseable {
         } catch (IOException | UncheckedIOException e) {
             log.debug("could not remove {}: {}", workDirectory, e.toString());
         }
+    }
+
+    private static String randomToken() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return "reader-" + HexFormat.of().formatHex(bytes);
     }
 
     private static void sleep(long millis) {

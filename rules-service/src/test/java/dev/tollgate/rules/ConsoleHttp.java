@@ -48,9 +48,18 @@ final class ConsoleHttp {
 
     /** A form of {@code page} sent as the browser sends it, with the page's CSRF token. */
     HttpResponse<String> post(String page, String path, String fields) throws Exception {
+        return post(page, path, fields, new String[0]);
+    }
+
+    /** As {@link #post(String, String, String)}, with headers ({@code name, value, ...}): htmx's {@code HX-Request}. */
+    HttpResponse<String> post(String page, String path, String fields, String... headers) throws Exception {
         String body = fields + "&_csrf=" + URLEncoder.encode(csrf(page), StandardCharsets.UTF_8);
-        return http.send(HttpRequest.newBuilder(uri(path)).header("Cookie", cookie).header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).header("Cookie", cookie)
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static String csrf(String page) {

@@ -5,6 +5,7 @@ import dev.tollgate.common.check.CheckProblem;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.limiter.Explanation;
 import dev.tollgate.limiter.Limiter;
+import dev.tollgate.limiter.pods.PodRegistry;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -36,10 +37,12 @@ class ExplainController {
 
     private final Limiter limiter;
     private final ReaderTokens readers;
+    private final String pod;
 
-    ExplainController(Limiter limiter, ReaderTokens readers) {
+    ExplainController(Limiter limiter, ReaderTokens readers, PodRegistry pods) {
         this.limiter = limiter;
         this.readers = readers;
+        this.pod = pods.podId();
     }
 
     @PostMapping(path = PATH, consumes = MediaType.APPLICATION_JSON_VALUE, produces = MediaType.APPLICATION_JSON_VALUE)
@@ -52,7 +55,7 @@ class ExplainController {
         return Mono.fromFuture(limiter.explain(request)).flatMap(explanation -> explanation.match(new Explanation.Cases<>() {
             @Override
             public Mono<Map<String, Object>> explained(Explanation.Explained explained) {
-                return Mono.just(body(explained));
+                return Mono.just(body(pod, explained));
             }
 
             @Override
@@ -67,8 +70,10 @@ class ExplainController {
         }));
     }
 
-    private static Map<String, Object> body(Explanation.Explained explained) {
+    /** @param pod the pod that answers: its deny cache, leases and breakers are what the stages speak of */
+    private static Map<String, Object> body(String pod, Explanation.Explained explained) {
         Map<String, Object> body = new LinkedHashMap<>();
+        body.put("pod", pod);
         body.put("allowed", explained.allowed());
         body.put("entries", explained.entries().stream().map(ExplainController::entry).toList());
         return body;

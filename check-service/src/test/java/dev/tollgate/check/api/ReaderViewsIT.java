@@ -136,6 +136,8 @@ class ReaderViewsIT {
         JsonNode explained = JSON.readTree(explain(labels(account)).body());
 
         assertThat(explained.get("allowed").asBoolean()).isFalse();
+        assertThat(explained.get("pod").asString()).as("the pod that answered, whose deny cache and leases these are")
+                .isEqualTo("reader-views-it");
         JsonNode entry = explained.get("entries").get(0);
         assertThat(entry.get("stage").asString()).isEqualTo("store");
         assertThat(entry.get("allowed").asBoolean()).isFalse();

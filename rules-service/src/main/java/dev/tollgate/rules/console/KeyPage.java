@@ -69,6 +69,11 @@ record KeyPage(String key, String region, Instant readAt, List<Bucket> buckets, 
         return DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC).format(readAt);
     }
 
+    /** The domains of the key's rules, for the explain form: a check names one. */
+    public List<String> domains() {
+        return buckets.stream().map(Bucket::domain).distinct().sorted().toList();
+    }
+
     public List<String> ruleIds() {
         return buckets.stream().map(Bucket::ruleId).toList();
     }

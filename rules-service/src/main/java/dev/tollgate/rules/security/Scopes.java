@@ -23,10 +23,12 @@ final class Scopes {
      */
     static final String[] READ_ONLY_POSTS = {"/v1/config:diff", "/v1/rules/{id}:simulate", "/v1/rules:simulate"};
     /**
-     * The console's POSTs that only read: a rule's "what if" panels, which carry a form (and so its CSRF token) but save
-     * nothing. Patterns as the console's router matches them, as for {@link #READ_ONLY_POSTS}.
+     * The console's POSTs that only read: a rule's "what if" panels and a key's "why would a check be denied now?" (a
+     * pod's explain, which spends nothing), which carry a form (and so its CSRF token) but save nothing. Patterns as the
+     * console's router matches them, as for {@link #READ_ONLY_POSTS}.
      */
-    static final String[] CONSOLE_READ_ONLY_POSTS = {"/console/rules/{id}/what-if", "/console/rules/{id}/what-if-enforced"};
+    static final String[] CONSOLE_READ_ONLY_POSTS = {"/console/rules/{id}/what-if", "/console/rules/{id}/what-if-enforced",
+            "/console/key/explain"};
     private static final PathPattern[] READ_ONLY_PATTERNS = Arrays.stream(READ_ONLY_POSTS)
             .map(PathPatternParser.defaultInstance::parse)
             .toArray(PathPattern[]::new);

@@ -1,5 +1,6 @@
 package dev.tollgate.rules.config;
 
+import dev.tollgate.rules.console.ExplainProperties;
 import dev.tollgate.rules.usage.UsageProperties;
 import dev.tollgate.rules.watch.WatchProperties;
 import jakarta.validation.Validation;
@@ -22,7 +23,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** tollgate.watch.* and tollgate.usage.* as Spring Boot binds and validates them at start-up. */
+/** tollgate.watch.*, tollgate.usage.* and tollgate.console.explain.* as Spring Boot binds and validates them at start-up. */
 class PropertiesTest {
 
     private static final ValidatorFactory VALIDATION = Validation.buildDefaultValidatorFactory();
@@ -81,6 +82,46 @@ class PropertiesTest {
         assertThatThrownBy(() -> bind("tollgate.usage", UsageProperties.class, Map.of(property, value)))
                 .isInstanceOf(BindException.class)
                 .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains(named));
+    }
+
+    @Test
+    void theConsolesExplainIsOffByDefaultAndNeverPrintsItsToken() {
+        ExplainProperties off = bind("tollgate.console.explain", ExplainProperties.class, Map.of());
+        ExplainProperties on = bind("tollgate.console.explain", ExplainProperties.class, Map.of(
+                "tollgate.console.explain.url", "http://tollgate-check-service:8080", "tollgate.console.explain.reader-token", "s3cret-reader-token"));
+
+        assertThat(off.configured()).isFalse();
+        assertThat(off.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(off.readTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(on.configured()).isTrue();
+        assertThat(on.toString()).doesNotContain("s3cret").contains("(set)");
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "tollgate.console.explain.url, ftp://check:8080, tollgate.console.explain.url",
+            "tollgate.console.explain.url, check-service:8080, tollgate.console.explain.url",
+            "tollgate.console.explain.url, http://user:pw@check:8080, tollgate.console.explain.url",
+            "tollgate.console.explain.url, http://check:8080/?token=x, tollgate.console.explain.url",
+            "tollgate.console.explain.reader-token, 'two words', tollgate.console.explain.reader-token",
+            "tollgate.console.explain.read-timeout, 0s, tollgate.console.explain.read-timeout",
+            "tollgate.console.explain.read-timeout, 1m, tollgate.console.explain.read-timeout",
+            "tollgate.console.explain.connect-timeout, 30s, tollgate.console.explain.connect-timeout",
+    })
+    void refusesAnExplainSettingThatCannotWork(String property, String value, String named) {
+        Map<String, String> values = new java.util.HashMap<>(Map.of("tollgate.console.explain.url", "http://check:8080",
+                "tollgate.console.explain.reader-token", "a-reader-token-0123"));
+        values.put(property, value);
+        assertThatThrownBy(() -> bind("tollgate.console.explain", ExplainProperties.class, values))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains(named).doesNotContain("a-reader-token-0123"));
+    }
+
+    @Test
+    void refusesAnExplainUrlWithoutAToken() {
+        assertThatThrownBy(() -> bind("tollgate.console.explain", ExplainProperties.class, Map.of("tollgate.console.explain.url", "http://check:8080")))
+                .isInstanceOf(BindException.class)
+                .satisfies(e -> assertThat(e.getMessage() + " " + e.getCause()).contains("tollgate.console.explain.reader-token is required"));
     }
 
     private static <T> T bind(String prefix, Class<T> type, Map<String, String> values) {
