@@ -35,6 +35,8 @@ public final class ServerUnderTest implements AutoCloseable {
     private final CannedAnswer firstAnswer;
     /** From the process start to readiness UP (check-service: after its warm-up), seconds; NaN for the floor. */
     private double readySeconds = Double.NaN;
+    /** check-service's own count of store calls; null for the floor, which has no store. */
+    private StoreCallCounter storeCalls;
 
     private ServerUnderTest(String name, JavaProcess process, int httpPort, int grpcPort, JvmCounters counters,
                             double coldStartSeconds, CannedAnswer firstAnswer) {
@@ -80,6 +82,7 @@ public final class ServerUnderTest implements AutoCloseable {
                 response -> response.statusCode() == 200 && enforced(response.body()));
         // a load balancer sends a pod traffic once it is ready, after its warm-up: load before that would compete with it
         server.readySeconds = awaitReady(process, http);
+        server.storeCalls = new StoreCallCounter(http);
         return server;
     }
 
@@ -217,8 +220,13 @@ public final class ServerUnderTest implements AutoCloseable {
         return grpcPort;
     }
 
+    /**
+     * Its CPU time and allocation, and for check-service its store calls. The store calls are scraped first: the
+     * reading that starts a step leaves that scrape outside the step's CPU, the one that ends it puts one inside.
+     */
     public JvmCounters.Reading read() {
-        return counters.read();
+        double calls = storeCalls == null ? Double.NaN : storeCalls.read();
+        return counters.read().withStoreCalls(calls);
     }
 
     /** Its JIT compilers' total time so far, milliseconds. */
