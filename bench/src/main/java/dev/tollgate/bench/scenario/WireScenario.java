@@ -171,6 +171,7 @@ final class WireScenario implements Scenario {
         if (wrk == null) {
             System.out.println("  scenario 8: no wrk on the PATH, so no steps driven by it (apt-get install wrk)");
         }
+        WireMixes mixes = WireMixes.of(bench, work, () -> checks.get(mix.pick(mix.pickKind())));
         try (ServerUnderTest pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
              ServerUnderTest floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe)) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floor, Server.POD, pod);
@@ -200,13 +201,16 @@ final class WireScenario implements Scenario {
                         byWrk.put(server, wrkSteps(bench, servers.get(server), wrk));
                     }
                 }
+                mixes.afterDesignSteps(protocol, floor, pod);
             }
             // the servers stop first: nothing else runs while the pods start
             pod.close();
             floor.close();
             ColdStarts.Result coldStarts = ColdStarts.measure(new ColdStarts.Settings(podSettings.jar(), wire.jvmFlags(),
                     podSettings.redisNodes(), work.resolve("saved-rules-snapshot.json"), probe), wire.coldStartRounds(), ports, work);
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts);
+            Section section = write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts);
+            mixes.write(section, saturated, open, byWrk);
+            return section;
         } finally {
             deleteQuietly(work);
         }
