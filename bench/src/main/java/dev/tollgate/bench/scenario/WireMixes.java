@@ -52,8 +52,6 @@ final class WireMixes {
 
     private static final int MAX_IN_FLIGHT = 100_000;
     private static final double DRAIN_SECONDS = 5;
-    /** Scrapes of the pod's store-call counter timed once, to tell what the one inside each step costs it. */
-    private static final int SCRAPE_PROBES = 20;
 
     /** One measured step against one target; NaN figures are those the target does not tell. */
     record MixStep(long allowed, long denied, long fallback, long failed, double seconds, Histogram latency, JvmCounters.Reading used,
@@ -161,7 +159,6 @@ final class WireMixes {
         Map<Server, Target> targets = new EnumMap<>(Server.class);
         targets.put(Server.FLOOR, of(Server.FLOOR.label, floorServer, false));
         targets.put(Server.POD, of(Server.POD.label, podServer, true));
-        scrapeMicros = scrapeCost(podServer);
         Supplier<WireCheck> next = draws.get(Kind.STORE_BOUND);
         targets.forEach((server, target) -> {
             // its first step's warm-up, longer than a step's own: the pod now calls the store on every check
@@ -175,6 +172,7 @@ final class WireMixes {
                         .put(server, openLoop(target, Protocol.HTTP1, options.rate(nominal), next));
             });
         }
+        scrapeMicros = podServer.scrapeCpuMicros();
         if (storeBoundWrk != null) {
             Map<Server, ServerUnderTest> servers = Map.of(Server.FLOOR, floorServer, Server.POD, podServer);
             for (Server server : List.of(Server.FLOOR, Server.POD)) {
@@ -271,22 +269,6 @@ final class WireMixes {
                 target.cpuRead(), target.allocationRead());
     }
 
-    /**
-     * The pod's CPU per scrape of its store-call counter: each step holds one (the scrape that ends it), so this is what the
-     * reading adds to a step's CPU, spread over its checks.
-     */
-    private static double scrapeCost(ServerUnderTest pod) {
-        for (int i = 0; i < SCRAPE_PROBES / 4; i++) {
-            // unmeasured: the scrape's own code compiled, as it is by a step's readings
-            pod.read();
-        }
-        JvmCounters.Reading before = pod.read();
-        for (int i = 0; i < SCRAPE_PROBES; i++) {
-            pod.read();
-        }
-        return pod.read().minus(before).cpuMicrosPer(SCRAPE_PROBES + 1);
-    }
-
     private static Target of(String label, ServerUnderTest server, boolean pod) {
         return new Target() {
             @Override
@@ -381,11 +363,12 @@ final class WireMixes {
                 + "one at random per request) when it is on the PATH. The floor answers both mixes alike. ")
                 + "**Store calls per check** are check-service's own: `tollgate_store_calls_seconds_count` summed over scripts and "
                 + "outcomes, from its `/actuator/prometheus` (the one series, `includedNames`), read before and after each measured "
-                + "step with its CPU and allocation, over the checks answered in it. Each step's CPU holds the scrape that ends it: "
-                + (Double.isNaN(scrapeMicros) ? "measured at the pod's first store-bound step when that mix runs. "
-                : String.format(Locale.ROOT, "%,.0f µs of the pod's CPU per reading in this run (the scrape and the JMX read), "
-                + "%.2f µs per check over the fewest checks a step of check-service answered here. ", scrapeMicros,
-                scrapeMicros / fewestPodChecks(designOpen)))
+                + "step with its CPU and allocation, over the checks answered in it. Each scrape is timed by a JMX reading before "
+                + "and after it and its cost taken out of the step's CPU and allocation, so the design's tables above mean what "
+                + "they meant without it"
+                + (Double.isNaN(scrapeMicros) ? ". "
+                : String.format(Locale.ROOT, " (%,.0f µs of the pod's CPU per scrape in this run, JIT and collector threads "
+                + "included). ", scrapeMicros))
                 + "\"CPU vs the floor's\" is check-service's CPU per check over the floor's in the same step. A check of the "
                 + "store-bound mix answered without a store call is one the pod answered from its fallback bucket (\"fallback\": "
                 + "a store call that timed out after " + options.commandTimeout().toMillis() + " ms, or a shard's breaker open, "
@@ -560,20 +543,6 @@ final class WireMixes {
                 + "over-limit clients are denied by both in somewhat different shares. **CPU per call** is each process's own: "
                 + "check-service's over JMX as above, the peer's from `/proc/<pid>/stat` (user + system, 10 ms ticks); neither "
                 + "counts its Redis. Without `--peer-rls-pid` the peer's CPU is not measured and only calls/s and latency are compared.";
-    }
-
-    /** The fewest checks any HTTP/1.1 step of check-service answered, over which one reading's cost is spread the most. */
-    private long fewestPodChecks(Map<Integer, Map<Protocol, Map<Server, Step>>> designOpen) {
-        long fewest = Long.MAX_VALUE;
-        for (Map<Protocol, Map<Server, Step>> byProtocol : designOpen.values()) {
-            Step step = byProtocol.getOrDefault(Protocol.HTTP1, Map.of()).get(Server.POD);
-            fewest = step == null ? fewest : Math.min(fewest, step.checks());
-        }
-        for (Map<Server, MixStep> byServer : open.values()) {
-            MixStep step = byServer.get(Server.POD);
-            fewest = step == null ? fewest : Math.min(fewest, step.checks());
-        }
-        return Math.max(1, fewest == Long.MAX_VALUE ? 1 : fewest);
     }
 
     private static String rate(Rule rule) {
