@@ -3,12 +3,15 @@ package dev.tollgate.bench;
 import dev.tollgate.bench.scale.ScaleOptions;
 import dev.tollgate.bench.soak.SoakOptions;
 import dev.tollgate.bench.wire.ColdStarts;
+import dev.tollgate.bench.wire.PeerRls;
+import dev.tollgate.bench.wire.WireMixOptions;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * What one bench run does, from the command line ({@code --name=value}).
@@ -25,6 +28,7 @@ import java.util.Locale;
  * @param wire           what scenario 8 runs: check-service and the floor over real sockets
  * @param scale          scenario 9's size and the services it starts
  * @param soak           scenario 10's length, fault period, rate and sampling
+ * @param wireMixes      scenario 8's mixes beside the design's tables (issue 29) and its RLS peer
  */
 public record BenchOptions(
         List<Integer> scenarios,
@@ -39,6 +43,7 @@ public record BenchOptions(
         Wire wire,
         ScaleOptions scale,
         SoakOptions soak,
+        WireMixOptions wireMixes,
         List<String> args) {
 
     /** What runs by default. */
@@ -197,6 +202,7 @@ public record BenchOptions(
         }
         java.util.Objects.requireNonNull(wire, "wire");
         java.util.Objects.requireNonNull(soak, "soak");
+        java.util.Objects.requireNonNull(wireMixes, "wireMixes");
         latencyRates = List.copyOf(latencyRates);
         args = List.copyOf(args);
     }
@@ -241,6 +247,10 @@ public record BenchOptions(
         double soakRate = soak.rate();
         double soakSample = soak.sampleSeconds();
         double soakGcEvery = soak.gcEverySeconds();
+        List<WireMixOptions.Kind> wireMixes = WireMixOptions.DEFAULTS.mixes();
+        int wireStoreKeys = WireMixOptions.DEFAULTS.storeBoundKeys();
+        String peerRls = null;
+        String peerRlsPid = null;
         for (String arg : args) {
             int eq = arg.indexOf('=');
             if (!arg.startsWith("--") || eq < 0) {
@@ -283,6 +293,10 @@ public record BenchOptions(
                 case "soak-rate" -> soakRate = Double.parseDouble(value);
                 case "soak-sample-s" -> soakSample = Double.parseDouble(value);
                 case "soak-gc-every-s" -> soakGcEvery = Double.parseDouble(value);
+                case "wire-mixes" -> wireMixes = WireMixOptions.kinds(value);
+                case "wire-store-keys" -> wireStoreKeys = Integer.parseInt(value);
+                case "peer-rls" -> peerRls = value;
+                case "peer-rls-pid" -> peerRlsPid = value;
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + usage());
             }
         }
@@ -291,7 +305,8 @@ public record BenchOptions(
                 List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup,
                 wireColdStarts, new Ramp(rampRounds, rampCap, rampLaunches, rampWarmUp)),
                 new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap),
-                new SoakOptions(soakMinutes, soakFaultEvery, soakRate, soakSample, soakGcEvery), List.of(args));
+                new SoakOptions(soakMinutes, soakFaultEvery, soakRate, soakSample, soakGcEvery),
+                new WireMixOptions(wireMixes, wireStoreKeys, peerOf(peerRls, peerRlsPid)), List.of(args));
     }
 
     public static String usage() {
@@ -331,7 +346,13 @@ public record BenchOptions(
                 "  --soak-fault-every-s=270  scenario 10: a fault this often, taking turns: frozen primary, killed primary, killed pod",
                 "  --soak-rate=600           scenario 10: checks/s offered over both pods (HTTP and gRPC)",
                 "  --soak-sample-s=15        scenario 10: each pod sampled this often",
-                "  --soak-gc-every-s=60      scenario 10: a full GC forced in each pod this often (jcmd GC.run), never during a fault");
+                "  --soak-gc-every-s=60      scenario 10: a full GC forced in each pod this often (jcmd GC.run), never during a fault",
+                "  --wire-mixes=design,store-bound  scenario 8: the mixes compared with the floor over HTTP/1.1 and sent to the RLS peer",
+                "                            (the design's mix's own tables run either way)",
+                "  --wire-store-keys=20000   scenario 8: keys of the store-bound mix (each must stay far under its 5/s route bucket)",
+                "  --peer-rls=HOST:PORT      scenario 8: an envoyproxy/ratelimit (or any Envoy RLS v3 server) already running, sent the",
+                "                            gRPC steps' calls beside check-service; the bench never builds or starts it",
+                "  --peer-rls-pid=N          its process id, so its CPU per call is read from /proc/N/stat (without: calls/s and latency only)");
     }
 
     /** The phase length for a nominal {@code seconds}, scaled, never below 0.1 s. */
@@ -346,6 +367,16 @@ public record BenchOptions(
 
     public String commandLine() {
         return args.isEmpty() ? "" : " " + String.join(" ", args);
+    }
+
+    private static Optional<PeerRls> peerOf(String hostPort, String pid) {
+        if (hostPort == null) {
+            if (pid != null) {
+                throw new IllegalArgumentException("--peer-rls-pid needs --peer-rls=HOST:PORT");
+            }
+            return Optional.empty();
+        }
+        return Optional.of(PeerRls.parse(hostPort, pid));
     }
 
     private static List<Integer> ints(String csv) {

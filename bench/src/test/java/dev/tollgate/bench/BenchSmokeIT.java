@@ -3,6 +3,7 @@ package dev.tollgate.bench;
 import dev.tollgate.bench.report.Section;
 import dev.tollgate.bench.report.Table;
 import dev.tollgate.bench.wire.ColdStarts;
+import dev.tollgate.bench.wire.FakeRlsServer;
 import dev.tollgate.bench.wire.WrkLoad;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,14 +28,21 @@ class BenchSmokeIT {
 
     @Test
     void everyScenarioWritesItsTablesAndCharts() throws Exception {
-        BenchOptions options = BenchOptions.parse(new String[] {
-                "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
-                "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1",
-                // the cold ramp: the chart's launch alone (extracted by the cold starts already), warm-up on and off, one short round
-                "--wire-ramp-rounds=1", "--wire-ramp-cap-s=2", "--wire-ramp-launches=extracted-aot", "--report=" + reportDir,
-                "--scenarios=1,2,3,4,5,6,7,8,12"});
+        BenchMain.Result result;
+        long peerCalls;
+        // scenario 8's RLS comparison against a stand-in for envoyproxy/ratelimit, its CPU read from this JVM's /proc entry
+        try (FakeRlsServer peer = new FakeRlsServer()) {
+            BenchOptions options = BenchOptions.parse(new String[] {
+                    "--time-scale=0.04", "--load-scale=0.02", "--repeats=1", "--warmup-s=0",
+                    "--latency-rates=1000", "--wire-rates=1000", "--wire-warmup-s=2", "--wire-cold-starts=1",
+                    // the cold ramp: the chart's launch alone (extracted by the cold starts already), warm-up on and off, one short round
+                    "--wire-ramp-rounds=1", "--wire-ramp-cap-s=2", "--wire-ramp-launches=extracted-aot", "--report=" + reportDir,
+                    "--peer-rls=127.0.0.1:" + peer.port(), "--peer-rls-pid=" + ProcessHandle.current().pid(),
+                    "--scenarios=1,2,3,4,5,6,7,8,12"});
 
-        BenchMain.Result result = BenchMain.run(options);
+            result = BenchMain.run(options);
+            peerCalls = peer.calls();
+        }
 
         assertThat(result.sections()).extracting(Section::number).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 12);
         assertThat(rows(result, 1, 0)).hasSize(4);
@@ -69,6 +77,24 @@ class BenchSmokeIT {
         assertThat(section(result, 8).charts()).extracting(Section.Chart::relativePath).anyMatch(path -> path.endsWith("s8-wire-cold-ramp.png"));
         assertThat(section(result, 8).checks()).extracting(Section.Check::target).filteredOn(target -> target.startsWith("Wire, cold ramp"))
                 .hasSize(4);
+        // issue 29: the design's and the store-bound mix against the floor, each server at saturation (and by wrk when present)
+        List<List<String>> mixes = table(result, 8, "**Two mixes at saturation**").rows();
+        assertThat(mixes).filteredOn(row -> row.get(1).equals("bench client")).extracting(row -> row.get(0) + ", " + row.get(2))
+                .containsExactly("the design's mix, floor", "the design's mix, check-service", "store-bound mix, floor", "store-bound mix, check-service");
+        // check-service's own store calls were read around each step: a figure, not "–"
+        assertThat(mixes).filteredOn(row -> row.get(2).equals("check-service")).allSatisfy(row -> assertThat(row.get(9)).matches("\\d+\\.\\d\\d"));
+        assertThat(table(result, 8, "**Two mixes open loop**").rows()).extracting(row -> row.get(0) + ", " + row.get(2))
+                .containsExactly("the design's mix, floor", "the design's mix, check-service", "store-bound mix, floor", "store-bound mix, check-service");
+        // the RLS peer took the gRPC steps' calls of both mixes beside check-service, its CPU measured
+        assertThat(peerCalls).isPositive();
+        List<List<String>> overRls = table(result, 8, "**Over RLS**").rows();
+        assertThat(overRls).extracting(row -> row.get(0) + ", " + row.get(1) + ", " + row.get(2).replaceAll(" \\(.*", ""))
+                .containsExactly("the design's mix, saturation, check-service", "the design's mix, saturation, RLS peer",
+                        "the design's mix, 20/s, check-service", "the design's mix, 20/s, RLS peer",
+                        "store-bound mix, saturation, check-service", "store-bound mix, saturation, RLS peer",
+                        "store-bound mix, 20/s, check-service", "store-bound mix, 20/s, RLS peer");
+        assertThat(overRls).allSatisfy(row -> assertThat(row.get(6)).endsWith(" µs"));
+        assertThat(section(result, 8).method()).anySatisfy(text -> assertThat(text).contains("REDIS_TYPE=cluster").contains("requests_per_unit: 5 }"));
         // count after: the flood on 10 and on 50 pods, each judged on calls per request and on the bound
         assertThat(rows(result, 12, 0)).extracting(row -> row.get(0)).containsExactly("10", "50");
         assertThat(section(result, 12).checks()).hasSize(4);
@@ -98,6 +124,11 @@ class BenchSmokeIT {
 
     private static Section section(BenchMain.Result result, int scenario) {
         return result.sections().stream().filter(section -> section.number() == scenario).findFirst().orElseThrow();
+    }
+
+    private static Table table(BenchMain.Result result, int scenario, String captionStart) {
+        return section(result, scenario).tables().stream().filter(table -> table.caption().startsWith(captionStart)).findFirst()
+                .orElseThrow(() -> new AssertionError("no table " + captionStart + " in scenario " + scenario));
     }
 
     private static List<List<String>> rows(BenchMain.Result result, int scenario, int table) {

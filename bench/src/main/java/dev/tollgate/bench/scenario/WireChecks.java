@@ -28,7 +28,8 @@ final class WireChecks {
     static final String ACCOUNT = "account";
 
     private static final JsonMapper JSON = WireFormat.configure(JsonMapper.builder()).build();
-    private static final List<Rule> RULES = List.of(Plans.ENTERPRISE, Plans.GROWTH, Plans.FREE, Plans.ROUTE);
+    /** The design's mix's rules, and the store-bound mix's route (its plan is the design's Enterprise). */
+    static final List<Rule> RULES = List.of(Plans.ENTERPRISE, Plans.GROWTH, Plans.FREE, Plans.ROUTE, StoreBoundMix.ROUTE);
 
     private WireChecks() {
     }

@@ -181,6 +181,7 @@ final class WireScenario implements Scenario {
         if (wrk == null && wire.steps()) {
             System.out.println("  scenario 8: no wrk on the PATH, so no steps driven by it (apt-get install wrk)");
         }
+        WireMixes mixes = WireMixes.of(bench, work, () -> checks.get(mix.pick(mix.pickKind())));
         try {
             ServerUnderTest pod = null;
             ServerUnderTest floor = null;
@@ -188,7 +189,7 @@ final class WireScenario implements Scenario {
                 pod = ServerUnderTest.checkService(podSettings, wire.jvmFlags(), ports, work, probe);
                 try {
                     floor = ServerUnderTest.floor(pod.firstAnswer(), wire.jvmFlags(), ports, work, probe);
-                    steps(bench, wire, pod, floor, mix, checks, wrk, warmUps, saturated, open, byWrk);
+                    steps(bench, wire, pod, floor, mix, checks, wrk, mixes, warmUps, saturated, open, byWrk);
                 } finally {
                     // the servers stop first: nothing else runs while the pods start
                     pod.close();
@@ -213,7 +214,11 @@ final class WireScenario implements Scenario {
             ColdStarts.Result coldStarts = ColdStarts.measure(coldSettings, prepared, wire.coldStartRounds(), ports, work);
             ColdRamp.Result ramps = ramp.rounds() == 0 ? null
                     : ColdRamp.measure(rampSettings(options, coldSettings, mix, checks), prepared, ports, work);
-            return write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts, ramps);
+            Section section = write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts, ramps);
+            if (wire.steps()) {
+                mixes.write(section, saturated, open, byWrk);
+            }
+            return section;
         } finally {
             deleteQuietly(work);
         }
@@ -221,7 +226,7 @@ final class WireScenario implements Scenario {
 
     /** The steps over each protocol, each after its own JIT warm-up. */
     private static void steps(Bench bench, BenchOptions.Wire wire, ServerUnderTest pod, ServerUnderTest floor, Mix mix,
-                              Map<Mix.Client, WireCheck> checks, WrkLoad wrk, Map<Protocol, Map<Server, WarmUp>> warmUps,
+                              Map<Mix.Client, WireCheck> checks, WrkLoad wrk, WireMixes mixes, Map<Protocol, Map<Server, WarmUp>> warmUps,
                               Map<Protocol, Map<Server, Step>> saturated, Map<Integer, Map<Protocol, Map<Server, Step>>> open,
                               Map<Server, WrkSteps> byWrk) {
         BenchOptions options = bench.options();
@@ -252,14 +257,10 @@ final class WireScenario implements Scenario {
                     byWrk.put(server, wrkSteps(bench, servers.get(server), wrk));
                 }
             }
+            mixes.afterDesignSteps(protocol, floor, pod);
         }
     }
 
-    /**
-     * The cold ramps' settings: the chart's shape as the cold starts have it, the run's store timeout, the JIT warm-up
-     * step's client and mix. The pod's own warm-up keeps its defaults (the chart's values) except in a time-scaled run,
-     * where its longest run is scaled like every phase, so a smoke run does not wait out a minute of it.
-     */
     /**
      * The pods' warm-up before readiness (and fast-start.sh's training on it), shortened with the run's time scale below 1
      * so that a short run is not a minute per pod start; null at full scale: the pod's own default, the chart's.
@@ -268,6 +269,11 @@ final class WireScenario implements Scenario {
         return options.timeScale() < 1 ? Duration.ofMillis(Math.max(1000, Math.round(WARM_UP_MAX_SECONDS * options.timeScale() * 1000))) : null;
     }
 
+    /**
+     * The cold ramps' settings: the chart's shape as the cold starts have it, the run's store timeout, the JIT warm-up
+     * step's client and mix. The pod's own warm-up keeps its defaults (the chart's values) except in a time-scaled run,
+     * where its longest run is scaled like every phase, so a smoke run does not wait out a minute of it.
+     */
     private static ColdRamp.Settings rampSettings(BenchOptions options, ColdStarts.Settings pod, Mix mix, Map<Mix.Client, WireCheck> checks) {
         BenchOptions.Ramp ramp = options.wire().ramp();
         List<ColdRamp.Variant> variants = new ArrayList<>();

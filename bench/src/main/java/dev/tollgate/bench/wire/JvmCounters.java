@@ -18,11 +18,29 @@ import java.io.UncheckedIOException;
  */
 public final class JvmCounters implements AutoCloseable {
 
-    /** One reading; differences of two readings over the checks answered in between give per-check figures. */
-    public record Reading(long cpuNanos, long allocatedBytes) {
+    /**
+     * One reading; differences of two readings over the checks answered in between give per-check figures.
+     *
+     * @param storeCalls the server's own count of its calls to the counter store, from its metrics (check-service's
+     *                   {@code tollgate_store_calls_seconds_count}); NaN for a server that makes none or was not read
+     */
+    public record Reading(long cpuNanos, long allocatedBytes, double storeCalls) {
+
+        public Reading(long cpuNanos, long allocatedBytes) {
+            this(cpuNanos, allocatedBytes, Double.NaN);
+        }
 
         public Reading minus(Reading earlier) {
-            return new Reading(cpuNanos - earlier.cpuNanos, allocatedBytes - earlier.allocatedBytes);
+            return new Reading(cpuNanos - earlier.cpuNanos, allocatedBytes - earlier.allocatedBytes, storeCalls - earlier.storeCalls);
+        }
+
+        public Reading withStoreCalls(double calls) {
+            return new Reading(cpuNanos, allocatedBytes, calls);
+        }
+
+        /** Store calls per check; NaN when they were not read or no check was answered. */
+        public double storeCallsPer(long checks) {
+            return checks <= 0 ? Double.NaN : storeCalls / checks;
         }
 
         /** CPU microseconds per check; NaN when no check was answered. */

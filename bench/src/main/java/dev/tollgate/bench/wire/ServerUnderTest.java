@@ -35,6 +35,12 @@ public final class ServerUnderTest implements AutoCloseable {
     private final CannedAnswer firstAnswer;
     /** From the process start to readiness UP (check-service: after its warm-up), seconds; NaN for the floor. */
     private double readySeconds = Double.NaN;
+    /** check-service's own count of store calls; null for the floor, which has no store. */
+    private StoreCallCounter storeCalls;
+    /** What the scrapes of {@link #storeCalls} cost the pod so far, measured around each and taken out of every reading. */
+    private long scrapesCpuNanos;
+    private long scrapesBytes;
+    private int scrapes;
 
     private ServerUnderTest(String name, JavaProcess process, int httpPort, int grpcPort, JvmCounters counters,
                             double coldStartSeconds, CannedAnswer firstAnswer) {
@@ -86,6 +92,7 @@ public final class ServerUnderTest implements AutoCloseable {
                 response -> response.statusCode() == 200 && enforced(response.body()));
         // a load balancer sends a pod traffic once it is ready, after its warm-up: load before that would compete with it
         server.readySeconds = awaitReady(process, http);
+        server.storeCalls = new StoreCallCounter(http);
         return server;
     }
 
@@ -223,8 +230,28 @@ public final class ServerUnderTest implements AutoCloseable {
         return grpcPort;
     }
 
+    /**
+     * Its CPU time and allocation, and for check-service its store calls. The scrape of the store calls is timed by a JMX
+     * reading before and after it, and what every scrape so far cost is taken out of the CPU and allocation returned: a
+     * step's figures are then from its first reading's end to its last reading's start, as without the scrape, which
+     * would otherwise put one scrape's cost inside every step.
+     */
     public JvmCounters.Reading read() {
-        return counters.read();
+        if (storeCalls == null) {
+            return counters.read();
+        }
+        JvmCounters.Reading before = counters.read();
+        double calls = storeCalls.read();
+        JvmCounters.Reading after = counters.read();
+        scrapesCpuNanos += after.cpuNanos() - before.cpuNanos();
+        scrapesBytes += after.allocatedBytes() - before.allocatedBytes();
+        scrapes++;
+        return new JvmCounters.Reading(after.cpuNanos() - scrapesCpuNanos, after.allocatedBytes() - scrapesBytes, calls);
+    }
+
+    /** The pod's CPU per scrape of its store calls so far (with a JMX read), microseconds; NaN before the first. */
+    public double scrapeCpuMicros() {
+        return scrapes == 0 ? Double.NaN : scrapesCpuNanos / 1e3 / scrapes;
     }
 
     /** Its JIT compilers' total time so far, milliseconds. */
