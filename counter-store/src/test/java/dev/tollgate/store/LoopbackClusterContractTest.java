@@ -1,6 +1,11 @@
 package dev.tollgate.store;
 
+import dev.tollgate.common.rule.Rule;
 import dev.tollgate.store.loopback.LoopbackCluster;
+import dev.tollgate.store.script.GroupReply;
+import dev.tollgate.store.script.ScriptCall;
+import dev.tollgate.store.script.Spend;
+import dev.tollgate.store.script.SpendCall;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -9,7 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,10 +56,17 @@ class LoopbackClusterContractTest extends CounterStoreContract {
     }
 
     @Test
-    void theClientSeesOneConnectedNodeThatHoldsEverySlot() {
+    void theClientSeesThePrimariesSplitTheSlotsAndSpendsOnEach() {
         assertThat(store.isConnected()).isTrue();
-        assertThat(store.shards()).hasSize(1);
-        assertThat(store.shardOf("rl:{a}:x")).isEqualTo(store.shardOf("rl:{b}:y"));
+        assertThat(store.shards()).hasSize(LoopbackCluster.NODES);
+        Set<String> spentOn = new HashSet<>();
+        for (int i = 0; spentOn.size() < LoopbackCluster.NODES && i < 1_000; i++) {
+            String key = "loopback_" + i;
+            ScriptCall spend = SpendCall.of(key, List.of(new Spend(Rule.tokenBucket("r", "api", 10, 20), 1.0, 1)), 1, 1, 0);
+            assertThat(GroupReply.parse(store.run(LuaScript.SPEND, spend.keys(), spend.args()).join(), 1).allowed()).isTrue();
+            spentOn.add(store.shardOf(spend.keys().get(0)));
+        }
+        assertThat(spentOn).hasSize(LoopbackCluster.NODES);
     }
 
     @Test

@@ -16,6 +16,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.stereotype.Component;
@@ -25,9 +27,11 @@ import tools.jackson.databind.json.JsonMapper;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +55,7 @@ public final class WarmUp implements SmartLifecycle {
     private static final int HTTP_THREADS = 2;
     private static final int CONNECTIONS_PER_THREAD = 8;
     private static final int RLS_IN_FLIGHT = 32;
+    private static final SecureRandom SECURE = new SecureRandom();
     /**
      * The warm-up store's command timeout: generous, since its calls are there to run the code of a store call, not to
      * time it, and a cold JVM's first calls take milliseconds; the check's own deadline still bounds every check.
@@ -64,6 +69,7 @@ public final class WarmUp implements SmartLifecycle {
     private final JsonMapper json;
     private final ReactorResourceFactory loops;
     private final Clock clock;
+    private final ObjectProvider<NettyReactiveWebServerFactory> webServer;
     private final CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
     private volatile String state = "not started";
     private volatile boolean done;
@@ -71,7 +77,7 @@ public final class WarmUp implements SmartLifecycle {
     private volatile Thread runner;
 
     WarmUp(CheckProperties properties, LimiterSettings limiterSettings, CheckJson check, JsonMapper json, ReactorResourceFactory loops,
-           Clock clock) {
+           Clock clock, ObjectProvider<NettyReactiveWebServerFactory> webServer) {
         this.settings = properties.warmUp();
         this.grpc = properties.grpc().enabled();
         this.limiterSettings = limiterSettings;
@@ -79,6 +85,7 @@ public final class WarmUp implements SmartLifecycle {
         this.json = json;
         this.loops = loops;
         this.clock = clock;
+        this.webServer = webServer;
     }
 
     /** Whether the warm-up is over (or off): readiness waits for it. */
@@ -156,10 +163,14 @@ public final class WarmUp implements SmartLifecycle {
                     .clock(clock)
                     .livePods(() -> 1)
                     .build();
-            DisposableServer httpServer = LoopbackCheckServer.start(engine, check, json, meters, loops);
+            // a token of this warm-up's own, so that the check port's token check runs as it does on a pod that requires one
+            byte[] secret = new byte[16];
+            SECURE.nextBytes(secret);
+            String token = HexFormat.of().formatHex(secret);
+            DisposableServer httpServer = LoopbackCheckServer.start(engine, check, json, meters, loops, token, webServer.getIfAvailable());
             servers.add(httpServer::disposeNow);
             InetSocketAddress httpAddress = (InetSocketAddress) httpServer.address();
-            http = new HttpLoad(httpAddress, WarmUpTraffic.httpRequests("127.0.0.1:" + httpAddress.getPort(), "/v1/ratelimit:check"),
+            http = new HttpLoad(httpAddress, WarmUpTraffic.httpRequests("127.0.0.1:" + httpAddress.getPort(), "/v1/ratelimit:check", token),
                     CONNECTIONS_PER_THREAD);
             for (int i = 0; i < HTTP_THREADS; i++) {
                 int offset = i * WarmUpTraffic.KEYS / HTTP_THREADS;

@@ -58,9 +58,25 @@ final class WarmUpTraffic {
         return book;
     }
 
+    /**
+     * The account of the {@code n}th check, spelled as callers spell theirs: plain ids kept as they are, and e-mail
+     * addresses, paths and non-ASCII names that the store's key encoding escapes. A warm-up of one spelling left the
+     * encoding's other branches to be compiled, and the check path that inlined it recompiled, under the first real keys.
+     */
+    static String account(int n) {
+        int k = n % KEYS;
+        return switch (k % 5) {
+            case 0 -> "acct_" + k;
+            case 1 -> "acct-" + k;
+            case 2 -> "user." + k + "@example.com";
+            case 3 -> "org:" + k + "/team";
+            default -> "Kund\u00e9" + k;
+        };
+    }
+
     /** The {@code n}th check, as the HTTP check's body. */
     static CheckRequest check(int n) {
-        String account = "acct-" + (n % KEYS);
+        String account = account(n);
         return switch (n % 4) {
             case 0 -> new CheckRequest(DOMAIN, List.of(CheckEntry.of("warm-up-plan", account, 1), CheckEntry.of("warm-up-route", account, 1)));
             // a few addresses, so that logins are denied within the first cycle, and then from the deny cache
@@ -74,15 +90,22 @@ final class WarmUpTraffic {
      * Every check of a cycle as a whole HTTP/1.1 request to {@code path} on {@code host}, ready to write: a warm-up
      * sends bytes, so that its own client costs the pod as little of the CPU it warms as can be.
      */
-    static List<byte[]> httpRequests(String host, String path) {
+    static List<byte[]> httpRequests(String host, String path, String token) {
         List<byte[]> requests = new ArrayList<>(KEYS);
         for (int n = 0; n < KEYS; n++) {
             byte[] body = JSON.writeValueAsBytes(check(n));
-            byte[] head = ("POST " + path + " HTTP/1.1\r\nhost: " + host + "\r\ncontent-type: application/json\r\naccept: application/json\r\n"
-                    + "content-length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-            byte[] request = new byte[head.length + body.length];
-            System.arraycopy(head, 0, request, 0, head.length);
-            System.arraycopy(body, 0, request, head.length, body.length);
+            // the headers a gateway's client sends, in both spellings of their names (Envoy writes them lower case,
+            // most HTTP/1.1 clients capitalized), so that the server's header parsing is warmed for either
+            String head = n % 2 == 0
+                    ? "POST " + path + " HTTP/1.1\r\nhost: " + host + "\r\ncontent-type: application/json\r\naccept: application/json\r\n"
+                            + "authorization: Bearer " + token + "\r\nx-request-id: warm-up-" + n + "\r\ncontent-length: " + body.length + "\r\n\r\n"
+                    : "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: tollgate-warm-up\r\nContent-Type: application/json\r\n"
+                            + "Accept: */*\r\nAuthorization: Bearer " + token + "\r\nConnection: keep-alive\r\nContent-Length: " + body.length
+                            + "\r\n\r\n";
+            byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
+            byte[] request = new byte[headBytes.length + body.length];
+            System.arraycopy(headBytes, 0, request, 0, headBytes.length);
+            System.arraycopy(body, 0, request, headBytes.length, body.length);
             requests.add(request);
         }
         return List.copyOf(requests);
@@ -99,7 +122,7 @@ final class WarmUpTraffic {
 
     /** The {@code n}th call to Envoy's rate limit service: the plan's and the route's descriptors of one account. */
     private static RateLimitRequest rlsRequest(int n) {
-        String account = "acct-" + (n % KEYS);
+        String account = account(n);
         RateLimitRequest.Builder request = RateLimitRequest.newBuilder().setDomain(DOMAIN).setHitsAddend(n % 4 == 3 ? 2 : 1)
                 .addDescriptors(descriptor("plan", PLAN, account));
         if (n % 2 == 0) {

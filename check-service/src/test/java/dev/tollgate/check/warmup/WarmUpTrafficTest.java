@@ -61,12 +61,13 @@ class WarmUpTrafficTest {
 
     @Test
     void eachHttpRequestIsOneWholeRequestWithItsLength() {
-        for (byte[] request : WarmUpTraffic.httpRequests("127.0.0.1:1", "/v1/ratelimit:check")) {
-            String text = new String(request, StandardCharsets.US_ASCII);
+        for (byte[] request : WarmUpTraffic.httpRequests("127.0.0.1:1", "/v1/ratelimit:check", "a-token-of-sixteen-chars")) {
+            String text = new String(request, StandardCharsets.ISO_8859_1);
             int split = text.indexOf("\r\n\r\n");
             String head = text.substring(0, split);
             String body = text.substring(split + 4);
-            assertThat(head).startsWith("POST /v1/ratelimit:check HTTP/1.1\r\n").contains("content-length: " + body.length());
+            assertThat(head).startsWith("POST /v1/ratelimit:check HTTP/1.1\r\n").containsIgnoringCase("content-length: " + body.length())
+                    .containsIgnoringCase("authorization: Bearer a-token-of-sixteen-chars");
             assertThat(body).startsWith("{").endsWith("}");
         }
     }

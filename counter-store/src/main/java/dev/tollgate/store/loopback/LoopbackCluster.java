@@ -2,6 +2,7 @@ package dev.tollgate.store.loopback;
 
 import dev.tollgate.store.InMemoryCounterStore;
 import dev.tollgate.store.LuaScript;
+import io.lettuce.core.cluster.SlotHash;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -41,7 +42,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A one-node Redis Cluster on loopback whose scripts are {@link InMemoryCounterStore}'s: it speaks just enough RESP for
+ * A Redis Cluster of {@value #NODES} primaries on loopback whose scripts are {@link InMemoryCounterStore}'s (one store behind
+ * every node, as the slots split them): it speaks just enough RESP for
  * Lettuce's cluster client (the RESP3 handshake, the slot map, SCRIPT LOAD, EVALSHA and EVAL) and answers each script call
  * with the in-memory store's reply. A starting pod's warm-up points a {@code RedisCounterStore} at it, so that the whole
  * path of a store call runs (Lettuce's encoding, its event loop, the reply's parsing, the hop back to the check) while not
@@ -54,34 +56,41 @@ public final class LoopbackCluster implements AutoCloseable {
             .map(LuaScript::load)
             .collect(Collectors.toUnmodifiableMap(LuaScript::sha1, Function.identity()));
 
+    /** As many primaries as the smallest production cluster: the pod's per-shard code (breakers, slot map, one connection each) runs as it will. */
+    public static final int NODES = 3;
+
     private final InMemoryCounterStore store;
     private final EventLoopGroup loop;
-    private final Channel server;
+    private final List<Channel> servers = new ArrayList<>(NODES);
 
     private LoopbackCluster(InMemoryCounterStore store) throws InterruptedException {
         this.store = store;
         this.loop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tollgate-loopback-redis", true), NioIoHandler.newFactory());
         try {
-            this.server = new ServerBootstrap()
-                    .group(loop)
-                    .channel(NioServerSocketChannel.class)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel channel) {
-                            channel.pipeline().addLast(new RedisDecoder(), new RedisBulkStringAggregator(), new RedisArrayAggregator(),
-                                    new RedisEncoder(), new Commands(LoopbackCluster.this));
-                        }
-                    })
-                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                    .sync()
-                    .channel();
+            for (int node = 0; node < NODES; node++) {
+                int self = node;
+                servers.add(new ServerBootstrap()
+                        .group(loop)
+                        .channel(NioServerSocketChannel.class)
+                        .childHandler(new ChannelInitializer<SocketChannel>() {
+                            @Override
+                            protected void initChannel(SocketChannel channel) {
+                                channel.pipeline().addLast(new RedisDecoder(), new RedisBulkStringAggregator(), new RedisArrayAggregator(),
+                                        new RedisEncoder(), new Commands(LoopbackCluster.this, self));
+                            }
+                        })
+                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                        .sync()
+                        .channel());
+            }
         } catch (InterruptedException | RuntimeException e) {
+            servers.forEach(Channel::close);
             loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }
     }
 
-    /** Listens on a free loopback port, on one thread of its own, and answers from {@code store}. */
+    /** Listens on free loopback ports, one a node, on one thread of its own, and answers every node from {@code store}. */
     public static LoopbackCluster start(InMemoryCounterStore store) {
         try {
             return new LoopbackCluster(store);
@@ -91,27 +100,34 @@ public final class LoopbackCluster implements AutoCloseable {
         }
     }
 
-    /** The seed a cluster client is given: {@code redis://127.0.0.1:<port>}. */
+    /** The seed a cluster client is given: {@code redis://127.0.0.1:<port>} of the first node (the client reads the others from it). */
     public String uri() {
-        return "redis://" + address().getAddress().getHostAddress() + ":" + address().getPort();
+        InetSocketAddress first = address(0);
+        return "redis://" + first.getAddress().getHostAddress() + ":" + first.getPort();
     }
 
-    private InetSocketAddress address() {
-        return (InetSocketAddress) server.localAddress();
+    private InetSocketAddress address(int node) {
+        return (InetSocketAddress) servers.get(node).localAddress();
     }
 
     @Override
     public void close() {
-        server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        servers.forEach(server -> server.close().awaitUninterruptibly(2, TimeUnit.SECONDS));
         loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
 
-    /** One node that holds every slot, as {@code CLUSTER NODES} writes it. */
-    private String clusterNodes() {
-        InetSocketAddress address = address();
-        return "0000000000000000000000000000000000000001 " + address.getAddress().getHostAddress() + ":" + address.getPort()
-                + "@" + (address.getPort() + 10_000)
-                + " myself,master - 0 0 1 connected 0-16383\n";
+    /** The nodes as {@code CLUSTER NODES} writes them, asked of node {@code self}: the slots split evenly, in order. */
+    private String clusterNodes(int self) {
+        StringBuilder nodes = new StringBuilder();
+        for (int node = 0; node < NODES; node++) {
+            InetSocketAddress address = address(node);
+            int first = node * SlotHash.SLOT_COUNT / NODES;
+            int last = (node + 1) * SlotHash.SLOT_COUNT / NODES - 1;
+            nodes.append(String.format(Locale.ROOT, "%040x %s:%d@%d %s - 0 0 %d connected %d-%d\n", node + 1,
+                    address.getAddress().getHostAddress(), address.getPort(), address.getPort() + 10_000,
+                    node == self ? "myself,master" : "master", node + 1, first, last));
+        }
+        return nodes.toString();
     }
 
     /** What a Redis 7 answers to {@code HELLO 3}, as RESP3 writes a map (the RESP2 codec has no map to encode it with). */
@@ -123,9 +139,11 @@ public final class LoopbackCluster implements AutoCloseable {
     private static final class Commands extends SimpleChannelInboundHandler<RedisMessage> {
 
         private final LoopbackCluster cluster;
+        private final int node;
 
-        Commands(LoopbackCluster cluster) {
+        Commands(LoopbackCluster cluster, int node) {
             this.cluster = cluster;
+            this.node = node;
         }
 
         @Override
@@ -157,7 +175,7 @@ public final class LoopbackCluster implements AutoCloseable {
                 case "CLIENT", "READONLY", "READWRITE", "SELECT", "AUTH" -> ctx.writeAndFlush(new SimpleStringRedisMessage("OK"));
                 case "QUIT" -> ctx.writeAndFlush(new SimpleStringRedisMessage("OK")).addListener(done -> ctx.close());
                 case "CLUSTER" -> ctx.writeAndFlush(sub.equals("NODES")
-                        ? bulk(ctx, cluster.clusterNodes()) : new ErrorRedisMessage("ERR the loopback cluster answers CLUSTER NODES only"));
+                        ? bulk(ctx, cluster.clusterNodes(node)) : new ErrorRedisMessage("ERR the loopback cluster answers CLUSTER NODES only"));
                 case "INFO" -> ctx.writeAndFlush(bulk(ctx, "# Server\r\nredis_version:7.0.0\r\nredis_mode:cluster\r\n"
                         + "# Clients\r\nconnected_clients:1\r\n# Replication\r\nrole:master\r\nmaster_repl_offset:0\r\n"));
                 case "SCRIPT" -> ctx.writeAndFlush(sub.equals("LOAD") && words.size() == 3
