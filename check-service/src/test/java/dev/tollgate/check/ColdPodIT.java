@@ -62,7 +62,7 @@ class ColdPodIT {
     void aColdPodWarmsUpBeforeItIsReadyAndItsFirstCheckOnEveryShardIsEnforced() throws Exception {
         RedisCluster cluster = RedisCluster.shared();
         List<Integer> ports = RedisCluster.reservePorts(3);
-        start(cluster.clusterNodes(), ports, "--tollgate.warm-up.enabled=true", "--tollgate.warm-up.max-duration=20s");
+        start(cluster.clusterNodes(), ports, "--tollgate.warm-up.enabled=true", "--tollgate.warm-up.max-duration=8s");
         String api = "http://127.0.0.1:" + ports.get(0);
         String management = "http://127.0.0.1:" + ports.get(1);
         String readiness = management + "/actuator/health/readiness";
