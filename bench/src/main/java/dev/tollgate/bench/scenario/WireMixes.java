@@ -247,13 +247,7 @@ final class WireMixes {
     }
 
     private WrkStep wrkSaturation(ServerUnderTest server) {
-        BenchOptions options = bench.options();
-        int connections = options.wire().connections();
-        String url = "http://127.0.0.1:" + server.httpPort();
-        storeBoundWrk.saturate(url, connections, options.seconds(3));
-        JvmCounters.Reading before = server.read();
-        WrkLoad.Result result = storeBoundWrk.saturate(url, connections, options.seconds(5));
-        WrkStep step = new WrkStep(result, server.read().minus(before));
+        WrkStep step = WireScenario.wrkSaturation(bench, server, storeBoundWrk);
         bench.pause();
         return step;
     }

@@ -410,17 +410,25 @@ final class WireScenario implements Scenario {
         return bodies;
     }
 
-    private static WrkSteps wrkSteps(Bench bench, ServerUnderTest server, WrkLoad wrk) {
+    /** wrk at saturation on one server: 3 s unmeasured, then 5 s measured with the server's CPU and allocation (time-scaled). */
+    static WrkStep wrkSaturation(Bench bench, ServerUnderTest server, WrkLoad wrk) {
         BenchOptions options = bench.options();
         int connections = options.wire().connections();
         String url = "http://127.0.0.1:" + server.httpPort();
         wrk.saturate(url, connections, options.seconds(3));
         JvmCounters.Reading before = server.read();
         WrkLoad.Result saturated = wrk.saturate(url, connections, options.seconds(5));
-        WrkStep saturation = new WrkStep(saturated, server.read().minus(before));
+        return new WrkStep(saturated, server.read().minus(before));
+    }
+
+    private static WrkSteps wrkSteps(Bench bench, ServerUnderTest server, WrkLoad wrk) {
+        BenchOptions options = bench.options();
+        int connections = options.wire().connections();
+        String url = "http://127.0.0.1:" + server.httpPort();
+        WrkStep saturation = wrkSaturation(bench, server, wrk);
         double rate = options.rate(options.wire().rates().stream().min(Comparator.comparingInt(r -> Math.abs(r - 5000))).orElseThrow());
         wrk.paced(url, connections, options.seconds(2), rate);
-        before = server.read();
+        JvmCounters.Reading before = server.read();
         WrkLoad.Result paced = wrk.paced(url, connections, options.seconds(5), rate);
         WrkStep pacedStep = new WrkStep(paced, server.read().minus(before));
         bench.pause();
