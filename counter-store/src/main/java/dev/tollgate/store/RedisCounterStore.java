@@ -22,6 +22,9 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.lettuce.core.resource.Delay;
@@ -150,7 +153,8 @@ public final class RedisCounterStore implements CounterStore {
      * password, an unformed cluster or a handshake timeout are all retried.
      */
     public static RedisCounterStore start(RedisStoreSettings settings) {
-        ClientResources resources = DefaultClientResources.builder().reconnectDelay(reconnectDelay()).timer(commandTimer()).build();
+        ClientResources resources = DefaultClientResources.builder().reconnectDelay(reconnectDelay()).timer(commandTimer())
+                .nettyCustomizer(batchedWrites()).build();
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
         RedisCounterStore store = new RedisCounterStore(client, resources, settings.seeds(), settings.commandTimeout(),
@@ -165,7 +169,8 @@ public final class RedisCounterStore implements CounterStore {
      * socket and handshake timeouts are kept, and the store's own options are laid over them (see
      * {@link #clientOptions(ClientOptions, ClientSettings)}). The client's options then hold for every
      * connection it opens, so hand the store a client of its own. Closing the store closes its connection,
-     * never the client. Give the client's resources {@link #reconnectDelay()}: they are the owner's to set.
+     * never the client. Give the client's resources {@link #reconnectDelay()}, {@link #commandTimer()} and
+     * {@link #batchedWrites()}: they are the owner's to set.
      *
      * @param nodes the cluster's nodes as configured, for log lines and health (credentials are stripped)
      */
@@ -186,6 +191,23 @@ public final class RedisCounterStore implements CounterStore {
      */
     public static Supplier<Delay> reconnectDelay() {
         return () -> Delay.equalJitter(Duration.ofMillis(20), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Concurrent script calls to one shard leave in one write: every call is written and flushed on its own (Lettuce's
+     * auto-flush), each flush a syscall that, on loopback and on a busy pod, costs more than the call's encoding.
+     * Netty's {@link FlushConsolidationHandler} at the head of each connection's pipeline turns the flushes that land
+     * in one turn of the connection's event loop into one, at the end of that turn, without waiting for anything: a
+     * lone call leaves as it did. For resources the store's owner builds.
+     */
+    public static NettyCustomizer batchedWrites() {
+        return new NettyCustomizer() {
+            @Override
+            public void afterChannelInitialized(Channel channel) {
+                channel.pipeline().addFirst("tollgate-batched-writes",
+                        new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+            }
+        };
     }
 
     /**

@@ -97,6 +97,12 @@ class LimiterConfiguration {
         return resources -> resources.timer(storeCommandTimer);
     }
 
+    /** Concurrent script calls to one shard in one write (see {@link RedisCounterStore#batchedWrites()}). */
+    @Bean
+    ClientResourcesBuilderCustomizer storeBatchedWrites() {
+        return resources -> resources.nettyCustomizer(RedisCounterStore.batchedWrites());
+    }
+
     /** Every Redis command's latency by cluster node and command type ({@code tollgate.redis.commands}). */
     @Bean
     RedisCommandLatency redisCommandLatency(MeterRegistry registry) {
