@@ -14,6 +14,7 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,7 +94,7 @@ final class WarmUpTraffic {
     static List<byte[]> httpRequests(String host, String path, String token) {
         List<byte[]> requests = new ArrayList<>(KEYS);
         for (int n = 0; n < KEYS; n++) {
-            byte[] body = JSON.writeValueAsBytes(check(n));
+            byte[] body = body(n);
             // the headers a gateway's client sends, in both spellings of their names (Envoy writes them lower case,
             // most HTTP/1.1 clients capitalized), so that the server's header parsing is warmed for either
             String head = n % 2 == 0
@@ -109,6 +110,29 @@ final class WarmUpTraffic {
             requests.add(request);
         }
         return List.copyOf(requests);
+    }
+
+    /**
+     * The {@code n}th check's JSON, spelled as gateways' clients spell theirs: compact, with whitespace between its
+     * tokens, or with a cost of one left out. A warm-up of one spelling left the parser's other branches, and the
+     * check route that inlined them, to be compiled again under the first real checks.
+     */
+    static byte[] body(int n) {
+        CheckRequest check = check(n);
+        return switch (n % 3) {
+            case 0 -> JSON.writeValueAsBytes(check);
+            case 1 -> JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(check);
+            default -> JSON.writeValueAsBytes(withoutUnitCosts(check));
+        };
+    }
+
+    private static CheckRequest withoutUnitCosts(CheckRequest check) {
+        if (check.byAttributes()) {
+            return BigDecimal.ONE.equals(check.cost()) ? new CheckRequest(check.domain(), null, check.attributes(), null) : check;
+        }
+        return new CheckRequest(check.domain(), check.entries().stream()
+                .map(entry -> BigDecimal.ONE.equals(entry.cost()) ? new CheckEntry(entry.rule(), entry.key(), null) : entry)
+                .toList());
     }
 
     /** Every call of a cycle to Envoy's rate limit service. */

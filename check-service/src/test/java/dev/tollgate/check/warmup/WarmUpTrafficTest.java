@@ -2,6 +2,7 @@ package dev.tollgate.check.warmup;
 
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
+import dev.tollgate.common.wire.WireFormat;
 import dev.tollgate.limiter.Limiter;
 import dev.tollgate.limiter.Outcome;
 import dev.tollgate.limiter.rules.DescriptorBook;
@@ -9,6 +10,7 @@ import dev.tollgate.store.InMemoryCounterStore;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -57,6 +59,29 @@ class WarmUpTrafficTest {
                         .isInstanceOf(DescriptorBook.Limited.class);
             }
         }
+    }
+
+    @Test
+    void everyBodyIsItsCheckWhicheverWayItIsSpelled() {
+        JsonMapper strict = WireFormat.strict(WireFormat.configure(JsonMapper.builder())).build();
+        int spaced = 0;
+        int costLeftOut = 0;
+        for (int n = 0; n < WarmUpTraffic.KEYS; n++) {
+            String body = new String(WarmUpTraffic.body(n), StandardCharsets.UTF_8);
+            assertThat(meaning(strict.readValue(body, CheckRequest.class))).as(body).isEqualTo(meaning(WarmUpTraffic.check(n)));
+            spaced += body.contains("\n") ? 1 : 0;
+            costLeftOut += body.contains("\"cost\"") ? 0 : 1;
+        }
+        assertThat(spaced).as("bodies with whitespace between tokens").isPositive().isLessThan(WarmUpTraffic.KEYS);
+        assertThat(costLeftOut).as("bodies that leave a cost of one out").isPositive().isLessThan(WarmUpTraffic.KEYS);
+    }
+
+    /** A check as the engine takes it: a cost left out is a cost of one. */
+    private static String meaning(CheckRequest check) {
+        if (check.byAttributes()) {
+            return check.domain() + " " + check.attributes() + " x" + (check.cost() == null ? 1 : check.cost().intValueExact());
+        }
+        return check.domain() + " " + check.entries().stream().map(e -> e.rule() + "/" + e.key() + " x" + e.costValue()).toList();
     }
 
     @Test
