@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** check-service as the chart deploys it: sizing, disruption budget, probes, resources, scraping. */
 class CheckServiceChartTest {
@@ -154,6 +155,19 @@ class CheckServiceChartTest {
 
         assertThat(fixed.named("TOLLGATE_PODS_MIN", "env").at("value").text()).isEqualTo("7");
         assertThat(explicit.named("TOLLGATE_PODS_MIN", "env").at("value").text()).isEqualTo("40");
+    }
+
+    @Test
+    void warmsUpBeforeReadyOnBothProtocolsUnlessToldWhichItsGatewaysSpeak() {
+        Tree container = checkServiceContainer();
+        assertThat(container.named("TOLLGATE_WARMUP_ENABLED", "env").at("value").text()).isEqualTo("true");
+        assertThat(container.named("TOLLGATE_WARMUP_PROTOCOLS", "env").at("value").text()).isEqualTo("http,grpc");
+        Tree envoyOnly = TollgateChart.render("us-east", Map.of("checkService", Map.of("settings", Map.of("warmUp", Map.of("protocols", "grpc")))))
+                .one("Deployment", NAME).named("check-service", "spec", "template", "spec", "containers");
+        assertThat(envoyOnly.named("TOLLGATE_WARMUP_PROTOCOLS", "env").at("value").text()).isEqualTo("grpc");
+        assertThatThrownBy(() -> TollgateChart.render("us-east",
+                Map.of("checkService", Map.of("settings", Map.of("warmUp", Map.of("protocols", "grpc,smtp"))))))
+                .hasMessageContaining("protocols");
     }
 
     @Test

@@ -12,6 +12,7 @@ import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
 import org.hibernate.validator.constraints.time.DurationMax;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Everything check-service reads from configuration, under {@code tollgate.*}: defaults in
@@ -388,11 +390,23 @@ public record CheckProperties(Redis redis, @Valid @DefaultValue Check check, @Va
      * @param quietCompile the compile time within {@code quietFor} below which the JIT counts as settled
      * @param minChecks   the checks a warm-up sends before the JIT may count as settled: a JIT that has seen too little
      *                    has nothing to compile yet
+     * @param protocols   what it warms: the plain check over HTTP, Envoy's rate limit service over gRPC (when its port is
+     *                    open), or both. Each is code the JIT compiles on a pod's one or two cores; a fleet whose gateways
+     *                    speak one of them warms that one and is ready sooner and warmer (docs/warm-up.md)
      */
     public record WarmUp(@DefaultValue("true") boolean enabled, @DefaultValue("60s") @DurationMin(seconds = 1) Duration maxDuration,
                          @DefaultValue("3s") @DurationMin(millis = 500) Duration quietFor,
                          @DefaultValue("100ms") @DurationMin(millis = 0) Duration quietCompile,
-                         @DefaultValue("20000") @Min(0) int minChecks) {
+                         @DefaultValue("20000") @Min(0) int minChecks,
+                         @DefaultValue({"http", "grpc"}) @NotEmpty Set<Protocol> protocols) {
+
+        /** A gateway protocol the warm-up can run. */
+        public enum Protocol {
+            /** The plain check, {@code POST /v1/ratelimit:check} on the check port. */
+            HTTP,
+            /** Envoy's rate limit service on the gRPC port. */
+            GRPC
+        }
     }
 
     /**

@@ -63,7 +63,8 @@ public final class WarmUp implements SmartLifecycle {
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(1);
 
     private final CheckProperties.WarmUp settings;
-    private final boolean grpc;
+    private final boolean warmsHttp;
+    private final boolean warmsGrpc;
     private final LimiterSettings limiterSettings;
     private final CheckJson check;
     private final JsonMapper json;
@@ -79,7 +80,8 @@ public final class WarmUp implements SmartLifecycle {
     WarmUp(CheckProperties properties, LimiterSettings limiterSettings, CheckJson check, JsonMapper json, ReactorResourceFactory loops,
            Clock clock, ObjectProvider<NettyReactiveWebServerFactory> webServer) {
         this.settings = properties.warmUp();
-        this.grpc = properties.grpc().enabled();
+        this.warmsHttp = settings.protocols().contains(CheckProperties.WarmUp.Protocol.HTTP);
+        this.warmsGrpc = properties.grpc().enabled() && settings.protocols().contains(CheckProperties.WarmUp.Protocol.GRPC);
         this.limiterSettings = limiterSettings;
         this.check = check;
         this.json = json;
@@ -106,8 +108,10 @@ public final class WarmUp implements SmartLifecycle {
 
     @Override
     public void start() {
-        if (!settings.enabled() || !compiler.isCompilationTimeMonitoringSupported()) {
-            state = settings.enabled() ? "skipped: this JVM does not report its compilation time" : "off (tollgate.warm-up.enabled=false)";
+        if (!settings.enabled() || !compiler.isCompilationTimeMonitoringSupported() || !(warmsHttp || warmsGrpc)) {
+            state = !settings.enabled() ? "off (tollgate.warm-up.enabled=false)"
+                    : !(warmsHttp || warmsGrpc) ? "skipped: nothing to warm (tollgate.warm-up.protocols is grpc and the gRPC port is off)"
+                    : "skipped: this JVM does not report its compilation time";
             if (settings.enabled()) {
                 log.info("warm-up {}", state);
             }
@@ -163,21 +167,23 @@ public final class WarmUp implements SmartLifecycle {
                     .clock(clock)
                     .livePods(() -> 1)
                     .build();
-            // a token of this warm-up's own, so that the check port's token check runs as it does on a pod that requires one
-            byte[] secret = new byte[16];
-            SECURE.nextBytes(secret);
-            String token = HexFormat.of().formatHex(secret);
-            DisposableServer httpServer = LoopbackCheckServer.start(engine, check, json, meters, loops, token, webServer.getIfAvailable());
-            servers.add(httpServer::disposeNow);
-            InetSocketAddress httpAddress = (InetSocketAddress) httpServer.address();
-            http = new HttpLoad(httpAddress, WarmUpTraffic.httpRequests("127.0.0.1:" + httpAddress.getPort(), "/v1/ratelimit:check", token),
-                    CONNECTIONS_PER_THREAD);
-            for (int i = 0; i < HTTP_THREADS; i++) {
-                int offset = i * WarmUpTraffic.KEYS / HTTP_THREADS;
-                HttpLoad load = http;
-                drivers.add(driver("tollgate-warm-up-http-" + i, () -> load.run(offset, () -> over(deadline))));
+            if (warmsHttp) {
+                // a token of this warm-up's own, so that the check port's token check runs as it does on a pod that requires one
+                byte[] secret = new byte[16];
+                SECURE.nextBytes(secret);
+                String token = HexFormat.of().formatHex(secret);
+                DisposableServer httpServer = LoopbackCheckServer.start(engine, check, json, meters, loops, token, webServer.getIfAvailable());
+                servers.add(httpServer::disposeNow);
+                InetSocketAddress httpAddress = (InetSocketAddress) httpServer.address();
+                http = new HttpLoad(httpAddress, WarmUpTraffic.httpRequests("127.0.0.1:" + httpAddress.getPort(), "/v1/ratelimit:check", token),
+                        CONNECTIONS_PER_THREAD);
+                for (int i = 0; i < HTTP_THREADS; i++) {
+                    int offset = i * WarmUpTraffic.KEYS / HTTP_THREADS;
+                    HttpLoad load = http;
+                    drivers.add(driver("tollgate-warm-up-http-" + i, () -> load.run(offset, () -> over(deadline))));
+                }
             }
-            if (grpc) {
+            if (warmsGrpc) {
                 Server rlsServer = LoopbackRlsServer.start(engine, WarmUpTraffic.descriptors(), WarmUpTraffic.rules(), meters);
                 servers.add(() -> rlsServer.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
                 rls = new RlsLoad(new InetSocketAddress("127.0.0.1", rlsServer.getPort()), WarmUpTraffic.rlsRequests(), RLS_IN_FLIGHT);

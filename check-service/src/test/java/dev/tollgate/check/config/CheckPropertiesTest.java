@@ -102,6 +102,17 @@ class CheckPropertiesTest {
     }
 
     @Test
+    void warmsBothProtocolsByDefaultOrTheOnesNamed() {
+        assertThat(bind(Map.of()).warmUp().protocols())
+                .containsExactlyInAnyOrder(CheckProperties.WarmUp.Protocol.HTTP, CheckProperties.WarmUp.Protocol.GRPC);
+        // the chart's value, one string through the environment
+        assertThat(bind(Map.of("tollgate.warm-up.protocols", "grpc")).warmUp().protocols()).containsExactly(CheckProperties.WarmUp.Protocol.GRPC);
+        assertThat(bind(Map.of("tollgate.warm-up.protocols", "HTTP")).warmUp().protocols()).containsExactly(CheckProperties.WarmUp.Protocol.HTTP);
+        assertRefused(Map.of("tollgate.warm-up.protocols", "http,smtp"), "tollgate.warm-up.protocols");
+        assertRefused(Map.of("tollgate.warm-up.protocols", ""), "tollgate.warm-up.protocols");
+    }
+
+    @Test
     void refusesSettingsThatContradictEachOther() {
         assertRefused(Map.of("tollgate.pods.heartbeat", "3s", "tollgate.pods.ttl", "3s"), "tollgate.pods.ttl must be longer than tollgate.pods.heartbeat");
         String oneSource = "set at most one of tollgate.rules.token, tollgate.rules.token-file and tollgate.rules.client-credentials.*";
