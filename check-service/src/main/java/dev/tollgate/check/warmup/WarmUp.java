@@ -108,13 +108,16 @@ public final class WarmUp implements SmartLifecycle {
 
     @Override
     public void start() {
-        if (!settings.enabled() || !compiler.isCompilationTimeMonitoringSupported() || !(warmsHttp || warmsGrpc)) {
-            state = !settings.enabled() ? "off (tollgate.warm-up.enabled=false)"
-                    : !(warmsHttp || warmsGrpc) ? "skipped: nothing to warm (tollgate.warm-up.protocols is grpc and the gRPC port is off)"
-                    : "skipped: this JVM does not report its compilation time";
-            if (settings.enabled()) {
-                log.info("warm-up {}", state);
-            }
+        if (!settings.enabled()) {
+            state = "off (tollgate.warm-up.enabled=false)";
+            done = true;
+            return;
+        }
+        String skipped = !(warmsHttp || warmsGrpc) ? "nothing to warm (tollgate.warm-up.protocols is grpc and the gRPC port is off)"
+                : !compiler.isCompilationTimeMonitoringSupported() ? "this JVM does not report its compilation time" : null;
+        if (skipped != null) {
+            state = "skipped: " + skipped;
+            log.info("warm-up {}", state);
             done = true;
             return;
         }
