@@ -220,12 +220,16 @@ public class RedisTlsBundleIT {
             WebTestClient management = client(aot.getEnvironment().getProperty("local.management.port"));
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(connected(management)).as("TLS through the bundle").isEqualTo(1));
-            client(aot.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
-                    .contentType(MediaType.APPLICATION_JSON)
-                    .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"aot-tls\",\"key\":\"acct_aot_tls\"}]}")
-                    .exchange().expectStatus().isOk().expectBody()
-                    .jsonPath("$.entries[0].remaining").isEqualTo(4)
-                    .jsonPath("$.entries[0].fallback").doesNotExist();
+            // a cold pod's first store call over TLS may pass the design's 5 ms timeout and be answered by the rule's fail
+            // mode: enforced within a few checks, not the first, as in the test above
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                    client(aot.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
+                            .contentType(MediaType.APPLICATION_JSON)
+                            .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"aot-tls\",\"key\":\"acct_aot_tls\"}]}")
+                            .exchange().expectStatus().isOk().expectBody()
+                            .jsonPath("$.verdict").isEqualTo("allow")
+                            .jsonPath("$.entries[0].remaining").value(Integer.class, remaining -> assertThat(remaining).isBetween(0, 4))
+                            .jsonPath("$.entries[0].fallback").doesNotExist());
         } finally {
             aot.close();
         }
