@@ -171,13 +171,7 @@ public class RedisTlsBundleIT {
                 .untilAsserted(() -> assertThat(connected(management)).as("the reloaded CA").isEqualTo(1));
         // the pod was primed before it could connect, so its first store calls after the reload still load the
         // scripts and the connection's code within a check's deadline: enforced within a few checks, not the first
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
-                client(pod.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
-                        .contentType(MediaType.APPLICATION_JSON)
-                        .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"free-global\",\"key\":\"acct_tls\"}]}")
-                        .exchange().expectStatus().isOk().expectBody()
-                        .jsonPath("$.verdict").isEqualTo("allow")
-                        .jsonPath("$.entries[0].fallback").doesNotExist());
+        awaitEnforced(pod, "free-global", "acct_tls");
     }
 
     /**
@@ -222,17 +216,24 @@ public class RedisTlsBundleIT {
                     .untilAsserted(() -> assertThat(connected(management)).as("TLS through the bundle").isEqualTo(1));
             // a cold pod's first store call over TLS may pass the design's 5 ms timeout and be answered by the rule's fail
             // mode: enforced within a few checks, not the first, as in the test above
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
-                    client(aot.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
-                            .contentType(MediaType.APPLICATION_JSON)
-                            .bodyValue("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"aot-tls\",\"key\":\"acct_aot_tls\"}]}")
-                            .exchange().expectStatus().isOk().expectBody()
-                            .jsonPath("$.verdict").isEqualTo("allow")
-                            .jsonPath("$.entries[0].remaining").value(Integer.class, remaining -> assertThat(remaining).isBetween(0, 4))
-                            .jsonPath("$.entries[0].fallback").doesNotExist());
+            awaitEnforced(aot, "aot-tls", "acct_aot_tls").jsonPath("$.entries[0].remaining")
+                    .value(Integer.class, remaining -> assertThat(remaining).isBetween(0, 4));
         } finally {
             aot.close();
         }
+    }
+
+    /** Polls a check of {@code rule} on {@code key} until it is allowed from the store, not a fail mode; answers its body. */
+    private static WebTestClient.BodyContentSpec awaitEnforced(ConfigurableApplicationContext context, String rule, String key) {
+        String body = "{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"" + rule + "\",\"key\":\"" + key + "\"}]}";
+        WebTestClient.BodyContentSpec[] answer = new WebTestClient.BodyContentSpec[1];
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                answer[0] = client(context.getEnvironment().getProperty("local.server.port")).post().uri("/v1/ratelimit:check")
+                        .contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                        .exchange().expectStatus().isOk().expectBody()
+                        .jsonPath("$.verdict").isEqualTo("allow")
+                        .jsonPath("$.entries[0].fallback").doesNotExist());
+        return answer[0];
     }
 
     private static double connected(WebTestClient management) {
