@@ -126,12 +126,13 @@ final class Ledger {
     }
 
     /**
-     * A store call to a shard no injected fault hits that a pod counted as failed, at a timeout the box's scheduling
-     * alone can outlast (see {@link ShardFailures}): the limits of that shard's keys may answer by their fail mode
+     * A store call to a shard no injected fault hits that a pod counted as failed, or saw answer after its timeout, at
+     * a timeout the box's scheduling alone can outlast (see {@link ShardFailures}): the limits of that shard's keys may answer by their fail mode
      * around it, as around a stall.
      */
     void slowCall(ShardFailures.Failure failure, Set<String> shardKeys) {
-        Fault fault = new Fault(String.format("pod %d's call to %s failed after %.1f ms", failure.pod(), failure.shard(), failure.elapsedNanos() / 1e6),
+        Fault fault = new Fault(String.format("pod %d's call to %s %s after %.1f ms", failure.pod(), failure.shard(),
+                        failure.answered() ? "answered" : "failed", failure.elapsedNanos() / 1e6),
                 Fault.Origin.SLOW_CALL, shardKeys, failure.startNanos());
         fault.clearedAt(failure.endNanos());
         faults.add(fault);
@@ -283,7 +284,7 @@ final class Ledger {
                         + stalls.stream().mapToLong(f -> (f.clearedNanos() - f.startNanos()) / 1_000_000).sum() + " ms in all"));
         List<Fault> slowCalls = faults.stream().filter(f -> !f.injected() && !f.stall()).toList();
         if (!slowCalls.isEmpty()) {
-            lines.add(String.format("CHAOS %s | store calls to unfaulted shards that the pods counted as failed (the box's; their fail-mode answers are excused): %d, the longest: %s",
+            lines.add(String.format("CHAOS %s | store calls to unfaulted shards that the pods counted as failed or saw answer after the timeout (the box's; their fail-mode answers are excused): %d, the longest: %s",
                     scenario, slowCalls.size(), slowCalls.stream().sorted(Comparator.comparingLong((Fault f) -> f.startNanos() - f.clearedNanos()))
                             .limit(3).map(Fault::name).collect(Collectors.joining("; "))));
         }

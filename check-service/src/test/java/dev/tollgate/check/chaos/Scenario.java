@@ -139,14 +139,14 @@ final class Scenario implements AutoCloseable {
      */
     void startLoad(Load.Shape shape, Targets some) {
         if (timing.podsCountTheBoxsTimeouts()) {
-            shardFailures = ShardFailures.watch(pods, cluster.primaries());
+            shardFailures = ShardFailures.watch(pods, cluster.primaries(), timing.commandTimeout());
         }
         load = Load.start(pods, some, ledger, shape);
     }
 
     /**
      * Stops the load, once every request is answered or given up on. The box's stalls go in the ledger, and so
-     * does every store call that the pods counted as failed on a shard no injected fault hit: at a timeout within
+     * does every store call that the pods counted as failed, or saw answer late, on a shard no injected fault hit: at a timeout within
      * the box's scheduling noise, that call's fail-mode answer is the box's, like a stall's.
      */
     void stopLoad() {
@@ -165,7 +165,7 @@ final class Scenario implements AutoCloseable {
         }
     }
 
-    /** The store calls the pods counted as failed during the load, where the timing has them watched (else none). */
+    /** The store calls the pods counted as failed or late during the load, where the timing has them watched (else none). */
     List<ShardFailures.Failure> shardFailures() {
         return shardFailures == null ? List.of() : shardFailures.failures();
     }
