@@ -22,11 +22,17 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.lettuce.core.resource.Delay;
 
 import org.slf4j.Logger;
@@ -206,6 +212,45 @@ public final class RedisCounterStore implements CounterStore {
             public void afterChannelInitialized(Channel channel) {
                 channel.pipeline().addFirst("tollgate-batched-writes",
                         new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+            }
+        };
+    }
+
+    /**
+     * Lettuce's channels on event loops someone else owns (the check port's): a check and its script call then
+     * share a thread whenever the shard's connection was registered on the loop the request came in on, and the
+     * call is written, its reply read and the response written without a hand-off between threads. Lettuce's own
+     * I/O threads are not started. The loops are never shut down here: their owner does that, after the client.
+     * Only for loops of the transport Lettuce picks ({@code Transports.socketChannelClass()}): a channel cannot
+     * register with another transport's loop.
+     */
+    public static EventLoopGroupProvider sharedLoops(EventLoopGroup loops) {
+        int size = 0;
+        for (EventExecutor ignored : loops) {
+            size++;
+        }
+        int threads = size;
+        return new EventLoopGroupProvider() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <T extends EventLoopGroup> T allocate(Class<T> type) {
+                // Lettuce asks by its transport's group class, yet only uses what comes back as an EventLoopGroup
+                return (T) loops;
+            }
+
+            @Override
+            public int threadPoolSize() {
+                return threads;
+            }
+
+            @Override
+            public Future<Boolean> release(EventExecutorGroup group, long quietPeriod, long timeout, TimeUnit unit) {
+                return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+            }
+
+            @Override
+            public Future<Boolean> shutdown(long quietPeriod, long timeout, TimeUnit unit) {
+                return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
             }
         };
     }

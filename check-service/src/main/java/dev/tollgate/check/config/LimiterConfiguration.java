@@ -26,6 +26,9 @@ import dev.tollgate.limiter.usage.RedisUsageStore;
 import dev.tollgate.store.spring.ClusterClients;
 import dev.tollgate.store.spring.RetiredProperties;
 import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Transports;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.util.HashedWheelTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -42,10 +45,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.security.oauth2.core.ClientAuthenticationMethod;
 import org.springframework.util.StringUtils;
 import org.springframework.web.client.RestClient;
 import reactor.core.Disposable;
+import reactor.netty.resources.LoopResources;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -101,6 +106,22 @@ class LimiterConfiguration {
     @Bean
     ClientResourcesBuilderCustomizer storeBatchedWrites() {
         return resources -> resources.nettyCustomizer(RedisCounterStore.batchedWrites());
+    }
+
+    /**
+     * The store's channels on the check port's event loops (see {@link RedisCounterStore#sharedLoops}): a check
+     * that arrives on the loop its shard's connection is on is sent, answered and written back on that one thread.
+     * Only when the loops are of the transport Lettuce chose (both native epoll, or both NIO); else Lettuce's own.
+     */
+    @Bean
+    ClientResourcesBuilderCustomizer storeOnCheckLoops(ReactorResourceFactory factory) {
+        return resources -> {
+            LoopResources loops = factory.getLoopResources();
+            EventLoopGroup workers = loops.onServer(LoopResources.DEFAULT_NATIVE);
+            if (loops.onChannelClass(SocketChannel.class, workers) == Transports.socketChannelClass()) {
+                resources.eventLoopGroupProvider(RedisCounterStore.sharedLoops(workers));
+            }
+        };
     }
 
     /** Every Redis command's latency by cluster node and command type ({@code tollgate.redis.commands}). */

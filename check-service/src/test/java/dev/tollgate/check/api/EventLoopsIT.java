@@ -1,17 +1,22 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.CheckServiceApplication;
+import dev.tollgate.limiter.Limiter;
 import dev.tollgate.testsupport.http.RawHttp;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.client.ReactorResourceFactory;
+import reactor.netty.resources.LoopResources;
 
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +42,27 @@ class EventLoopsIT {
                 assertThat(check(open).status()).as("the connection open to the other pod").isEqualTo(200);
                 assertThat(check(port)).as("a new connection to the other pod").isEqualTo(200);
             }
+        }
+    }
+
+    /**
+     * The store's channels are on the check port's loops, one per core: a check's script call is answered on a loop
+     * of the check port, so it can be written back without a hand-off to another thread, not on an I/O thread of
+     * Lettuce's own.
+     */
+    @Test
+    void theStoreAnswersOnTheCheckPortsLoops() throws IOException {
+        try (ConfigurableApplicationContext pod = start("event-loops-store")) {
+            Set<String> answeredOn = ConcurrentHashMap.newKeySet();
+            pod.getBean(Limiter.class).breakers().all().values()
+                    .forEach(breaker -> breaker.getEventPublisher().onSuccess(event -> answeredOn.add(Thread.currentThread().getName())));
+            for (int i = 0; i < 20; i++) {
+                assertThat(check(port(pod))).isEqualTo(200);
+            }
+            assertThat(answeredOn).as("threads the store's replies completed on").isNotEmpty()
+                    .allSatisfy(thread -> assertThat(thread).startsWith("webflux-http"));
+            assertThat(pod.getBean(ReactorResourceFactory.class).getLoopResources().onServer(LoopResources.DEFAULT_NATIVE))
+                    .as("the check port's loops: one per core").hasSize(Runtime.getRuntime().availableProcessors());
         }
     }
 
