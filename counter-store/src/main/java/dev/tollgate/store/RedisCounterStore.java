@@ -29,7 +29,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -57,6 +56,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 /**
  * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
@@ -225,11 +225,7 @@ public final class RedisCounterStore implements CounterStore {
      * register with another transport's loop.
      */
     public static EventLoopGroupProvider sharedLoops(EventLoopGroup loops) {
-        int size = 0;
-        for (EventExecutor ignored : loops) {
-            size++;
-        }
-        int threads = size;
+        int threads = (int) StreamSupport.stream(loops.spliterator(), false).count();
         return new EventLoopGroupProvider() {
             @Override
             @SuppressWarnings("unchecked")

@@ -127,8 +127,8 @@ final class Ledger {
 
     /**
      * A store call to a shard no injected fault hits that a pod counted as failed, or saw answer after its timeout, at
-     * a timeout the box's scheduling alone can outlast (see {@link ShardFailures}): the limits of that shard's keys may answer by their fail mode
-     * around it, as around a stall.
+     * a timeout the box's scheduling alone can outlast (see {@link ShardFailures}): the limits of that shard's keys
+     * may answer by their fail mode around it, as around a stall.
      */
     void slowCall(ShardFailures.Failure failure, Set<String> shardKeys) {
         Fault fault = new Fault(String.format("pod %d's call to %s %s after %.1f ms", failure.pod(), failure.shard(),

@@ -146,8 +146,8 @@ final class Scenario implements AutoCloseable {
 
     /**
      * Stops the load, once every request is answered or given up on. The box's stalls go in the ledger, and so
-     * does every store call that the pods counted as failed, or saw answer late, on a shard no injected fault hit: at a timeout within
-     * the box's scheduling noise, that call's fail-mode answer is the box's, like a stall's.
+     * does every store call that the pods counted as failed, or saw answer late, on a shard no injected fault hit:
+     * at a timeout within the box's scheduling noise, that call's fail-mode answer is the box's, like a stall's.
      */
     void stopLoad() {
         load.stop();

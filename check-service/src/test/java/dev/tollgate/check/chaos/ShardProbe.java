@@ -181,9 +181,9 @@ final class ShardProbe implements AutoCloseable {
     /**
      * A deadline answer is the box's when the pods' command timer could not run in time: the JVM stalled for
      * {@code deadline - timeout} while the check was in flight, or a call of the same pod to a healthy shard timed out
-     * (or was answered) only after the deadline meanwhile (the same timer, as late for a shard that was not frozen). Lettuce's own
-     * 100 ms tick leaves calls to healthy shards to their replies, which nearly always come first: it is not excused.
-     * Beyond those, {@link #UNEXPLAINED_DEADLINE_ANSWERS} per pod: the timer's thread and Lettuce's completion
+     * (or was answered) only after the deadline meanwhile (the same timer, as late for a shard that was not frozen).
+     * Lettuce's own 100 ms tick leaves calls to healthy shards to their replies, which nearly always come first: it
+     * is not excused. Beyond those, {@link #UNEXPLAINED_DEADLINE_ANSWERS} per pod: the timer's thread and Lettuce's completion
      * thread are two of about a hundred on two shared cores, and now and then one of them waits for a core while
      * neither the stall watch nor a healthy shard's call shows it (never more than one a pod, and a few in all, of
      * 60-odd frozen-shard calls over 6 runs at load averages of 5 to 14). Lettuce's 100 ms tick answers about four in
