@@ -23,6 +23,11 @@ public final class CheckLoops implements DisposableBean {
         return resources;
     }
 
+    /** Whether these are the loops a resource factory serves: the pod's own, not an embedder's. */
+    public boolean lentTo(LoopResources loops) {
+        return loops == resources;
+    }
+
     @Override
     public void destroy() {
         resources.disposeLater(quietPeriod, Duration.ofSeconds(LoopResources.DEFAULT_SHUTDOWN_TIMEOUT)).block();

@@ -2,6 +2,7 @@ package dev.tollgate.check.config;
 
 import dev.tollgate.check.access.ReaderTokens;
 import dev.tollgate.check.access.ServiceTokens;
+import dev.tollgate.check.api.CheckLoops;
 import dev.tollgate.limiter.rules.DescriptorBook;
 import dev.tollgate.check.rules.ClientCredentialsToken;
 import dev.tollgate.check.rules.RulesFeed;
@@ -111,12 +112,18 @@ class LimiterConfiguration {
     /**
      * The store's channels on the check port's event loops (see {@link RedisCounterStore#sharedLoops}): a check
      * that arrives on the loop its shard's connection is on is sent, answered and written back on that one thread.
-     * Only when the loops are of the transport Lettuce chose (both native epoll, or both NIO); else Lettuce's own.
+     * Only on the pod's own loops ({@link CheckLoops}, which outlive the store's client), and only when they are of
+     * the transport Lettuce chose (both native epoll, or both NIO); else Lettuce's own. An embedder's resource
+     * factory disposes its loops when its lifecycle stops, before the store's client closes, and Lettuce's shutdown
+     * then waits for ever on channels whose loop is gone.
      */
     @Bean
-    ClientResourcesBuilderCustomizer storeOnCheckLoops(ReactorResourceFactory factory) {
+    ClientResourcesBuilderCustomizer storeOnCheckLoops(ReactorResourceFactory factory, CheckLoops own) {
         return resources -> {
             LoopResources loops = factory.getLoopResources();
+            if (!own.lentTo(loops)) {
+                return;
+            }
             EventLoopGroup workers = loops.onServer(LoopResources.DEFAULT_NATIVE);
             if (loops.onChannelClass(SocketChannel.class, workers) == Transports.socketChannelClass()) {
                 resources.eventLoopGroupProvider(RedisCounterStore.sharedLoops(workers));

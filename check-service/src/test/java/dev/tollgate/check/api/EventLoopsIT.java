@@ -5,15 +5,19 @@ import dev.tollgate.limiter.Limiter;
 import dev.tollgate.testsupport.http.RawHttp;
 import dev.tollgate.testsupport.redis.RedisCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
 import reactor.netty.resources.LoopResources;
 
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,10 +70,46 @@ class EventLoopsIT {
         }
     }
 
+    /**
+     * An embedder's own resource factory disposes its loops when its lifecycle stops, before the store's client is
+     * closed: the store keeps Lettuce's own loops there, and the pod closes (on the embedder's loops, Lettuce's
+     * shutdown waited for ever on channels whose loop was gone).
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aPodOnAnEmbeddersLoopsKeepsLettucesOwnAndCloses() throws IOException {
+        ConfigurableApplicationContext pod = start("event-loops-embedded", context -> ((GenericApplicationContext) context)
+                .registerBean(ReactorResourceFactory.class, () -> {
+                    ReactorResourceFactory loops = new ReactorResourceFactory();
+                    loops.setUseGlobalResources(false);
+                    loops.setShutdownQuietPeriod(Duration.ZERO);
+                    return loops;
+                }));
+        try {
+            Set<String> answeredOn = ConcurrentHashMap.newKeySet();
+            pod.getBean(Limiter.class).breakers().all().values()
+                    .forEach(breaker -> breaker.getEventPublisher().onSuccess(event -> answeredOn.add(Thread.currentThread().getName())));
+            for (int i = 0; i < 5; i++) {
+                assertThat(check(port(pod))).isEqualTo(200);
+            }
+            // a reply that came back before the check chained its continuation is handled on the check's thread
+            assertThat(answeredOn).as("threads the store's replies completed on").anySatisfy(thread -> assertThat(thread).startsWith("lettuce-"));
+        } finally {
+            pod.close();
+        }
+        assertThat(pod.isActive()).isFalse();
+    }
+
     private static ConfigurableApplicationContext start(String id) {
+        return start(id, context -> {
+        });
+    }
+
+    private static ConfigurableApplicationContext start(String id, ApplicationContextInitializer<ConfigurableApplicationContext> initializer) {
         return new SpringApplicationBuilder(CheckServiceApplication.class)
                 .web(WebApplicationType.REACTIVE)
                 .logStartupInfo(false)
+                .initializers(initializer)
                 .run("--server.port=0", "--tollgate.grpc.enabled=false",
                         "--spring.data.redis.cluster.nodes=" + RedisCluster.shared().clusterNodes(),
                         "--tollgate.redis.command-timeout=2s",
