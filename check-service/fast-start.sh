@@ -18,18 +18,26 @@
 # AOT=on adds Spring AOT (-Dspring.aot.enabled=true): the bean definitions the build wrote as code, for a pod of
 # the chart's shape only (a management port of its own, rules from rules-service: see AotChoices); the training
 # run then takes that shape too (rules from an unreachable rules-service and a saved snapshot).
+# APP=<dir>/app.jar trains a layout already extracted there, in place, instead of laying out the build's jar: the
+# image build does (check-service/Dockerfile), so that the archive is made from the very files the image runs (an
+# archive records each jar's size and time, and a copied file may not keep its time). Run it from outside <dir>.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-jar=$(ls "$here"/target/tollgate-check-service-*.jar 2>/dev/null | head -n 1)
-[ -n "$jar" ] || { echo "no check-service jar in $here/target: ./mvnw -B -pl check-service -am package -DskipTests" >&2; exit 1; }
-dest=${1:-$here/target/fast}
 java=${JAVA:-java}
 opts=${JAVA_OPTS:-"-XX:+UseG1GC -XX:MaxGCPauseMillis=10"}
-
-rm -rf "$dest"
-"$java" -Djarmode=tools -jar "$jar" extract --destination "$dest" >/dev/null
-app="$dest/$(basename "$jar")"
+if [ -n "${APP:-}" ]; then
+  app=$APP
+  dest=$(cd "$(dirname "$app")" && pwd)
+else
+  here=$(cd "$(dirname "$0")" && pwd)
+  jar=$(ls "$here"/target/tollgate-check-service-*.jar 2>/dev/null | head -n 1)
+  [ -n "$jar" ] || { echo "no check-service jar in $here/target: ./mvnw -B -pl check-service -am package -DskipTests" >&2; exit 1; }
+  dest=${1:-$here/target/fast}
+  rm -rf "$dest"
+  "$java" -Djarmode=tools -jar "$jar" extract --destination "$dest" >/dev/null
+  app="$dest/$(basename "$jar")"
+fi
+[ -f "$app" ] || { echo "no application jar at $app" >&2; exit 1; }
 
 if [ "${AOT:-off}" = on ]; then
   opts="$opts -Dspring.aot.enabled=true"
@@ -83,10 +91,10 @@ if command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1; then
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  [ -n "$port" ] || { kill "$pid" 2>/dev/null; echo "training run did not start, see $dest/training.log" >&2; exit 1; }
+  [ -n "$port" ] || { kill "$pid" 2>/dev/null; tail -n 40 "$dest/training.log" >&2; echo "training run did not start, see $dest/training.log" >&2; exit 1; }
   # the warm-up's own end (the JIT settled, or its longest run), which it logs as "warmed up in ..." or "warm-up skipped"
   while [ "$warm" = on ]; do
-    grep -q 'warmed up in\|warm-up skipped' "$dest/training.log" && break
+    grep -q -e 'warmed up in' -e 'warm-up skipped' "$dest/training.log" && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
@@ -98,6 +106,6 @@ else
   "$java" $opts $train -Dspring.context.exit=onRefresh -jar "$app" $run_args --logging.level.root=WARN >"$dest/training.log" 2>&1 \
     || { echo "training run failed, see $dest/training.log" >&2; exit 1; }
 fi
-[ -s "${use#*=}" ] || { echo "training run wrote no archive, see $dest/training.log" >&2; exit 1; }
+[ -s "${use#*=}" ] || { tail -n 40 "$dest/training.log" >&2; echo "training run wrote no archive, see $dest/training.log" >&2; exit 1; }
 
 echo "$java $opts $use -jar $app"

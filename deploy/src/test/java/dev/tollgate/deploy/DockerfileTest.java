@@ -30,22 +30,23 @@ class DockerfileTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"check-service, 8080", "rules-service, 8081", "budget-rebalancer, 8082"})
-    void runsTheBootJarOnASmallJreWithAReadinessHealthcheck(String module, int port) {
+    @CsvSource({"check-service, 8080, 25", "rules-service, 8081, 17", "budget-rebalancer, 8082, 17"})
+    void runsTheBootJarOnASmallJreWithAReadinessHealthcheck(String module, int port, int java) {
         List<Instruction> instructions = instructions(module);
 
-        assertThat(last(instructions, "FROM")).as("the image that runs").isEqualTo("eclipse-temurin:17-jre-alpine");
+        assertThat(last(instructions, "FROM")).as("the image that runs").isEqualTo("eclipse-temurin:" + java + "-jre-alpine");
         assertThat(first(instructions, "EXPOSE")).isEqualTo(String.valueOf(port));
         assertThat(first(instructions, "HEALTHCHECK")).contains("http://127.0.0.1:" + port + "/actuator/health/readiness");
         assertThat(all(instructions, "ENV")).anySatisfy(env -> assertThat(env)
                 .startsWith("JAVA_TOOL_OPTIONS=").contains("-XX:MaxRAMPercentage=").contains("-XX:+ExitOnOutOfMemoryError"));
-        assertThat(first(instructions, "ENTRYPOINT")).isEqualTo("[\"java\", \"-jar\", \"/app/app.jar\"]");
+        assertThat(first(instructions, "ENTRYPOINT")).startsWith("[\"java\", ").endsWith("\"-jar\", \"/app/app.jar\"]");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"rules-service", "budget-rebalancer"})
     void runsTheExecutableJar(String module) {
         assertThat(first(instructions(module), "COPY")).matches("target/tollgate-" + module + "-\\*\\.jar /app/app\\.jar");
+        assertThat(first(instructions(module), "ENTRYPOINT")).isEqualTo("[\"java\", \"-jar\", \"/app/app.jar\"]");
     }
 
     /** check-service, whose pods the autoscaler adds during a spike, starts from Boot's extracted layout: plain jars, no nested-jar loader. */
@@ -53,17 +54,47 @@ class DockerfileTest {
     void checkServiceRunsBootsExtractedLayout() {
         List<Instruction> instructions = instructions("check-service");
 
-        assertThat(first(instructions, "FROM")).isEqualTo("eclipse-temurin:17-jre-alpine AS extract");
+        assertThat(first(instructions, "FROM")).isEqualTo("eclipse-temurin:25-jre-alpine AS extract");
         assertThat(first(instructions, "COPY")).isEqualTo("target/tollgate-check-service-*.jar app.jar");
         assertThat(first(instructions, "RUN")).isEqualTo("java -Djarmode=tools -jar app.jar extract --destination /extract/app");
         assertThat(all(instructions, "COPY")).contains("--from=extract /extract/app/ /app/");
     }
 
+    /**
+     * The AOT cache a pod starts from is trained in the image that runs it, on the files it runs (a cache records the JRE
+     * build and each jar's size and time), with the collector the pod runs (the image's flags and the chart's name G1).
+     */
+    @Test
+    void checkServiceTrainsItsAotCacheInTheImageItRuns() {
+        List<Instruction> instructions = instructions("check-service");
+        int layout = instructions.indexOf(new Instruction("COPY", "--from=extract /extract/app/ /app/"));
+        int flags = indexOf(instructions, "ENV", "JAVA_TOOL_OPTIONS=");
+        int training = indexOf(instructions, "RUN", "cd /opt/tollgate && APP=/app/app.jar AOT=on ");
+
+        assertThat(instructions.get(training).arguments()).contains(" sh fast-start.sh");
+        assertThat(layout).as("trained after the layout is in place").isLessThan(training);
+        assertThat(flags).as("trained with the image's own JVM flags").isLessThan(training);
+        assertThat(instructions.subList(training + 1, instructions.size())).as("nothing touches /app after the training")
+                .noneMatch(i -> i.arguments().contains("/app/") && !i.keyword().equals("ENTRYPOINT") && !i.keyword().equals("HEALTHCHECK"));
+        assertThat(all(instructions, "COPY")).contains("fast-start.sh /opt/tollgate/fast-start.sh");
+        assertThat(instructions.get(flags).arguments()).contains("-XX:+UseG1GC");
+        assertThat(RepositoryFiles.read("helm/tollgate/values.yaml")).contains("javaToolOptions: \"-XX:+UseG1GC ");
+        // fast-start.sh writes the cache beside the jar it trains, app.aot on Java 25
+        assertThat(first(instructions, "ENTRYPOINT")).isEqualTo("[\"java\", \"-XX:AOTCache=/app/app.aot\", \"-jar\", \"/app/app.jar\"]");
+        assertThat(RepositoryFiles.read("check-service/fast-start.sh")).contains("train=\"-XX:AOTCacheOutput=$dest/app.aot\"");
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"check-service", "rules-service", "budget-rebalancer"})
+    @ValueSource(strings = {"rules-service", "budget-rebalancer"})
     void sendsOnlyTheJarAsBuildContext(String module) {
         assertThat(RepositoryFiles.read(module + "/.dockerignore").lines().filter(l -> !l.startsWith("#")).toList())
                 .containsExactly("*", "!target/tollgate-*.jar");
+    }
+
+    @Test
+    void checkServiceSendsTheJarAndItsTrainingScript() {
+        assertThat(RepositoryFiles.read("check-service/.dockerignore").lines().filter(l -> !l.startsWith("#")).toList())
+                .containsExactly("*", "!target/tollgate-*.jar", "!fast-start.sh");
     }
 
     @ParameterizedTest
@@ -78,6 +109,15 @@ class DockerfileTest {
 
     private static List<String> all(List<Instruction> instructions, String keyword) {
         return instructions.stream().filter(i -> i.keyword().equals(keyword)).map(Instruction::arguments).toList();
+    }
+
+    private static int indexOf(List<Instruction> instructions, String keyword, String argumentsStart) {
+        for (int i = 0; i < instructions.size(); i++) {
+            if (instructions.get(i).keyword().equals(keyword) && instructions.get(i).arguments().startsWith(argumentsStart)) {
+                return i;
+            }
+        }
+        throw new AssertionError("no " + keyword + " " + argumentsStart + "...");
     }
 
     private static String last(List<Instruction> instructions, String keyword) {
