@@ -721,15 +721,20 @@ final class WireScenario implements Scenario {
         }
         for (ColdRamp.Variant variant : ramps.ramps().keySet()) {
             String setting = "warm-up " + (variant.warmUp() ? "on" : "off") + ", median of " + ramps.ramps().get(variant).size();
-            if (variant.launch() == ColdStarts.Launch.FAT_JAR || variant.launch() == ColdStarts.Launch.EXTRACTED_AOT) {
-                String launch = variant.launch() == ColdStarts.Launch.FAT_JAR ? "the README's `java -jar`" : "the chart's launch (extracted, Spring AOT)";
+            String launch = switch (variant.launch()) {
+                case FAT_JAR -> "the README's `java -jar`";
+                case EXTRACTED_AOT -> "the chart's launch of the Jib image (extracted, Spring AOT)";
+                case IMAGE -> "the chart's launch of the Dockerfile's image (Spring AOT, the trained archive)";
+                default -> null;
+            };
+            if (launch != null) {
                 double ratio = ramps.median(variant, ColdRamp.Ramp::ratio);
                 section.check("Wire, cold ramp: checks/s in the first " + first + " after ready ≥ 80% of settled (" + launch + ", " + setting + ")",
                         Format.percent(ratio), ratio >= RAMP_TARGET);
             }
-            if (variant.launch() == ColdStarts.Launch.EXTRACTED_AOT) {
+            if (launch != null && variant.launch() != ColdStarts.Launch.FAT_JAR) {
                 double firstAnswer = ramps.median(variant, ColdRamp.Ramp::firstAnswerSeconds);
-                section.check("Wire, cold ramp: start to first enforced answer ≤ 3 s (the chart's launch, " + setting + ")",
+                section.check("Wire, cold ramp: start to first enforced answer ≤ 3 s (" + launch + ", " + setting + ")",
                         Format.seconds(firstAnswer), firstAnswer <= 3);
             }
         }

@@ -54,6 +54,7 @@ public final class ColdRamp {
                 case EXTRACTED_AOT -> "extracted, Spring AOT (chart)";
                 case CLASS_CACHE -> "fast-start.sh";
                 case SPRING_AOT -> "AOT=on fast-start.sh";
+                case IMAGE -> "the Dockerfile's image (chart)";
             };
             return name + ", warm-up " + (warmUp ? "on" : "off");
         }

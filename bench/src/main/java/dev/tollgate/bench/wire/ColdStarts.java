@@ -30,11 +30,14 @@ public final class ColdStarts {
     /** How the pod is launched. */
     public enum Launch {
         FAT_JAR("fat-jar", "fat jar (`java -jar`)", Layout.JAR, false),
-        FAT_JAR_AOT("fat-jar-aot", "fat jar with Spring AOT (the Dockerfile's image as the chart starts it)", Layout.JAR, true),
+        FAT_JAR_AOT("fat-jar-aot", "fat jar with Spring AOT", Layout.JAR, true),
         EXTRACTED_AOT("extracted-aot", "extracted with Spring AOT, no archive (a Jib image's class path as the chart starts it)",
                 Layout.EXTRACTED, true),
         CLASS_CACHE("fast-start", "`fast-start.sh`: extracted, class-data archive", Layout.FAST_START, false),
-        SPRING_AOT("fast-start-aot", "`AOT=on fast-start.sh`: Spring AOT and the archive", Layout.FAST_START, true);
+        SPRING_AOT("fast-start-aot", "`AOT=on fast-start.sh`: Spring AOT and the archive", Layout.FAST_START, true),
+        /** check-service/Dockerfile's steps on the bench's JDK: the jar extracted as app.jar, its archive trained in place. */
+        IMAGE("image", "the Dockerfile's image as the chart starts it: extracted, Spring AOT, the archive trained in place",
+                Layout.IMAGE, true);
 
         /** Its name in options ({@code --wire-ramp-launches}). */
         public final String key;
@@ -69,9 +72,12 @@ public final class ColdStarts {
     public record Prepared(Map<Launch, List<String>> commands, Map<Launch, String> skipped) {
     }
 
-    /** Where the classes come from: the executable jar, Boot's extracted layout, or that with fast-start.sh's archive. */
+    /**
+     * Where the classes come from: the executable jar, Boot's extracted layout, that with fast-start.sh's archive, or
+     * the image's layout (the jar extracted as {@code app.jar}, then trained where it lies, as the Dockerfile does).
+     */
     enum Layout {
-        JAR, EXTRACTED, FAST_START
+        JAR, EXTRACTED, FAST_START, IMAGE
     }
 
     /** One start: to the first enforced verdict, and the process's CPU time by then. */
@@ -126,7 +132,9 @@ public final class ColdStarts {
                 launches.put(launch, switch (launch.layout) {
                     case JAR -> command(settings, launch, settings.jar());
                     case EXTRACTED -> command(settings, launch, extract(settings.jar(), extracted));
-                    case FAST_START -> train(script, launch, settings, work);
+                    case FAST_START -> train(script, launch, settings, work, null);
+                    case IMAGE -> train(script, launch, settings, work, extract(copy(settings.jar(), work.resolve("image-jar/app.jar")),
+                            work.resolve("image")));
                 });
             } catch (IllegalStateException | UncheckedIOException e) {
                 // a layout that could not be made is reported in its row, not allowed to lose the run's other figures
@@ -179,12 +187,25 @@ public final class ColdStarts {
         return extracted;
     }
 
+    /** The jar under another name (the Dockerfile copies it in as {@code app.jar}, so its extracted jar is that too). */
+    private static Path copy(Path jar, Path target) {
+        try {
+            Files.createDirectories(target.getParent());
+            return Files.copy(jar, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not copy " + jar, e);
+        }
+    }
+
     /**
      * Runs {@code fast-start.sh} for the launch with the bench's JDK and the run's JVM flags (an archive is only
      * valid for the JDK and collector it was trained with) and answers what follows {@code java} in the command it
      * prints: the flags, the archive and the extracted jar.
+     *
+     * @param inPlace an extracted jar to train where it lies ({@code APP}, as the Dockerfile does); null: the script lays
+     *                out the build's jar itself
      */
-    private static List<String> train(Path script, Launch launch, Settings settings, Path work) {
+    private static List<String> train(Path script, Launch launch, Settings settings, Path work, Path inPlace) {
         if (!Files.isRegularFile(script)) {
             throw new IllegalStateException("no " + script + " beside the jar's target folder");
         }
@@ -194,6 +215,10 @@ public final class ColdStarts {
         builder.environment().put("JAVA", JavaProcess.java());
         builder.environment().put("JAVA_OPTS", String.join(" ", settings.jvmFlags()));
         builder.environment().put("AOT", launch.springAot ? "on" : "off");
+        if (inPlace != null) {
+            builder.environment().put("APP", inPlace.toString());
+            builder.directory(work.toFile());
+        }
         if (settings.trainWarmUp() != null) {
             builder.environment().put("TRAIN_WARM_UP", settings.trainWarmUp().toMillis() + "ms");
         }
