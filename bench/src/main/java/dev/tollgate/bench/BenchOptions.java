@@ -334,7 +334,7 @@ public record BenchOptions(
                 "  --wire-cold-starts=3      rounds of check-service cold starts, fat jar and fast-start.sh's layouts in turn (0: none)",
                 "  --wire-ramp-rounds=3      rounds of cold ramps: each launch started cold, loaded from ready until its JIT settles (0: none)",
                 "  --wire-ramp-cap-s=120     the longest a cold ramp's load lasts (real seconds, not time-scaled)",
-                "  --wire-ramp-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot  which launches ramp",
+                "  --wire-ramp-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot,image  which launches ramp",
                 "  --wire-ramp-warm-up=on,off  the pod's warm-up before readiness (tollgate.warm-up.enabled) in the ramps: on, off or both",
                 "  --scale-keys=1000000      scenario 9: budget keys over three regions",
                 "  --scale-pods=150          scenario 9: simulated pods long-polling rules-service",

@@ -55,7 +55,7 @@ public final class ReportWriter {
                 + "not time-scaled; 0: no warm-up), `--wire-cold-starts=3` (rounds of check-service cold starts, the fat jar and "
                 + "`fast-start.sh`'s layouts in turn; 0: none), `--wire-ramp-rounds=3` (rounds of cold ramps: each launch started cold "
                 + "and loaded from ready until its JIT settles; 0: none), `--wire-ramp-cap-s=120` (real seconds), "
-                + "`--wire-ramp-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot`, `--wire-ramp-warm-up=on,off` "
+                + "`--wire-ramp-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot,image`, `--wire-ramp-warm-up=on,off` "
                 + "(the pod's warm-up before readiness); `--wire-protocols=none --wire-cold-starts=0` runs the cold ramps alone; scenario 9 (the control "
                 + "path at scale) runs only when named, from rules-service's and budget-rebalancer's Boot jars (`./mvnw -B -q -pl "
                 + "rules-service,budget-rebalancer -am package -DskipTests`): `--scale-keys=1000000`, `--scale-pods=150`, "

@@ -636,10 +636,12 @@ final class WireScenario implements Scenario {
         if (!coldStarts.starts().isEmpty()) {
             section.method("**Cold start by launch**: after the steps, with both servers stopped, check-service is started again and "
                     + "again, each launch in turn for " + wire.coldStartRounds() + " round(s): the jar as `java -jar` runs it; with "
-                    + "`-Dspring.aot.enabled=true`, as the Helm chart starts a pod, from the jar (the Dockerfile's image) and from Boot's "
-                    + "extracted layout (a class path of plain jars, as a Jib image has), neither with a trained archive; and the "
+                    + "`-Dspring.aot.enabled=true`, as the Helm chart starts a pod, from the jar and from Boot's "
+                    + "extracted layout (a class path of plain jars, as a Jib image has), neither with a trained archive; the "
                     + "layouts `check-service/fast-start.sh` trains for the bench's JDK (" + Runtime.version().feature() + ") and these JVM "
-                    + "flags (a class-data archive, and with `AOT=on` Spring AOT's bean definitions as well; training is not timed). "
+                    + "flags (a class-data archive, and with `AOT=on` Spring AOT's bean definitions as well; training is not timed); and "
+                    + "the Dockerfile's image, its steps on the bench's JDK (the jar extracted as `app.jar`, trained in place with "
+                    + "Spring AOT; on Java 25 an AOT cache, as the image's). "
                     + "Each start is in the Helm chart's shape, the one Spring AOT is built for: a management port of its own, the gRPC "
                     + "port, no JMX agent, rules from a rules-service that never answers and the pod's saved snapshot of the mix's "
                     + "rules. A start ends at the first enforced verdict, polled every 5 ms; its CPU is the process's by then.");

@@ -168,7 +168,19 @@ public final class ColdRamp {
                     skipped.put(variant.launch(), prepared.skipped().getOrDefault(variant.launch(), "not prepared"));
                     continue;
                 }
-                Ramp ramp = ramp(settings, variant, command, http, management, grpc, work);
+                Ramp ramp;
+                try {
+                    ramp = ramp(settings, variant, command, http, management, grpc, work);
+                } catch (IllegalStateException e) {
+                    if (!Ports.taken(e)) {
+                        throw e;
+                    }
+                    System.out.printf("  scenario 8: a port of %s was taken meanwhile; again on new ports%n", variant.label());
+                    http = ports.next();
+                    management = ports.next();
+                    grpc = ports.next();
+                    ramp = ramp(settings, variant, command, http, management, grpc, work);
+                }
                 System.out.printf(Locale.ROOT, "  scenario 8: cold ramp %d of %d, %s: first enforced answer %.2f s, ready %.2f s; "
                                 + "%s after %.0f s; %,.0f checks/s in the first %.0f s, %,.0f settled (%.0f%%); per second: %s%n",
                         round, settings.rounds(), variant.label(), ramp.firstAnswerSeconds(), ramp.readySeconds(),

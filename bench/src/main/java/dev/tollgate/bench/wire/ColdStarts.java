@@ -157,7 +157,19 @@ public final class ColdStarts {
         int grpc = ports.next();
         for (int round = 1; round <= rounds; round++) {
             for (Map.Entry<Launch, List<String>> launch : launches.entrySet()) {
-                Start start = start(launch.getKey(), launch.getValue(), settings, http, management, grpc, work);
+                Start start;
+                try {
+                    start = start(launch.getKey(), launch.getValue(), settings, http, management, grpc, work);
+                } catch (IllegalStateException e) {
+                    if (!Ports.taken(e)) {
+                        throw e;
+                    }
+                    System.out.printf("  scenario 8: a port of %s was taken meanwhile; again on new ports%n", launch.getKey().label);
+                    http = ports.next();
+                    management = ports.next();
+                    grpc = ports.next();
+                    start = start(launch.getKey(), launch.getValue(), settings, http, management, grpc, work);
+                }
                 System.out.printf("  scenario 8: cold start %d of %d, %s: %.2f s (%.1f s of CPU)%n", round, rounds,
                         launch.getKey().label, start.seconds(), start.cpuSeconds());
                 starts.computeIfAbsent(launch.getKey(), l -> new ArrayList<>()).add(start);

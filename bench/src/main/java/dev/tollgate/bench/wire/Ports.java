@@ -14,6 +14,15 @@ public final class Ports {
         this.next = basePort;
     }
 
+    /**
+     * Whether a server failed to start because its port was taken meanwhile: a port found free is reused by later
+     * starts, minutes apart, and any process's outgoing connection may be given it in between (a cold ramp lost its
+     * round to that once). The caller starts again on new ports.
+     */
+    public static boolean taken(RuntimeException failure) {
+        return String.valueOf(failure.getMessage()).contains("Address already in use");
+    }
+
     public int next() {
         if (next > 0) {
             return next++;
