@@ -25,6 +25,19 @@ class ScriptArgsTest {
     }
 
     @Test
+    void writesUnpairedSurrogatesAsLettucesCodecDoes() {
+        assertSameBytes(List.of("rl:{\uD800}:plan"), List.of("\uDC00", "a\uD83D", "\uD83Da", "\uD83D\uD83D\uDE00"));
+    }
+
+    @Test
+    void writesACommandLongerThanAnyBufferItKeeps() {
+        String big = "é".repeat(40_000);
+        assertSameBytes(List.of("rl:{k}:plan"), List.of(big, "1"));
+        assertSameBytes(List.of("rl:{k}:plan"), List.of("x".repeat(20_000), "1"));
+        assertSameBytes(List.of("rl:{k}:plan"), List.of("1"));
+    }
+
+    @Test
     void writesManyKeysAndNone() {
         List<String> keys = new ArrayList<>();
         List<String> args = new ArrayList<>();

@@ -34,13 +34,22 @@ public final class HotKeys {
     public record HotSlot(int slot, long calls, double share) {
     }
 
+    /** A key's count in the window, and its place in the window's heap of counters. */
     private static final class Counter {
+        String key;
         long count;
         long error;
+        int index;
     }
 
     private final LongSupplier nanoTime;
     private Map<String, Counter> current = new HashMap<>();
+    /**
+     * The current window's counters as a min-heap by count: the coldest, which a new key replaces once the window holds
+     * {@link #CAPACITY}, is at the root. A scan of all of them on every store call of a key not counted yet (nearly all of
+     * them, with many keys) was a few per cent of a store-bound pod's samples.
+     */
+    private Counter[] heap = new Counter[CAPACITY];
     private Map<String, Counter> previous = Map.of();
     private long[] slots = new long[SLOTS];
     private long[] previousSlots = new long[SLOTS];
@@ -56,25 +65,63 @@ public final class HotKeys {
         roll();
         slots[RedisKeys.slot(key)]++;
         Counter counter = current.get(key);
-        if (counter == null) {
-            if (current.size() < CAPACITY) {
-                counter = new Counter();
-            } else {
-                // space-saving: the new key takes the coldest counter's place, and inherits its count as its error
-                String coldest = null;
-                long least = Long.MAX_VALUE;
-                for (Map.Entry<String, Counter> entry : current.entrySet()) {
-                    if (entry.getValue().count < least) {
-                        least = entry.getValue().count;
-                        coldest = entry.getKey();
-                    }
-                }
-                counter = current.remove(coldest);
-                counter.error = counter.count;
-            }
+        if (counter != null) {
+            counter.count++;
+            siftDown(counter);
+        } else if (current.size() < CAPACITY) {
+            counter = new Counter();
+            counter.key = key;
+            counter.count = 1;
+            siftUp(counter, current.size());
+            current.put(key, counter);
+        } else {
+            // space-saving: the new key takes the coldest counter's place, and inherits its count as its error
+            counter = heap[0];
+            current.remove(counter.key);
+            counter.key = key;
+            counter.error = counter.count;
+            counter.count++;
+            siftDown(counter);
             current.put(key, counter);
         }
-        counter.count++;
+    }
+
+    /** Places a new counter, the last of the heap, above the parents that outnumber it. */
+    private void siftUp(Counter counter, int at) {
+        while (at > 0) {
+            int parent = (at - 1) / 2;
+            if (heap[parent].count <= counter.count) {
+                break;
+            }
+            heap[at] = heap[parent];
+            heap[at].index = at;
+            at = parent;
+        }
+        heap[at] = counter;
+        counter.index = at;
+    }
+
+    /** Moves a counter whose count grew below the children it now outnumbers. */
+    private void siftDown(Counter counter) {
+        int size = current.size();
+        int at = counter.index;
+        while (true) {
+            int child = 2 * at + 1;
+            if (child >= size) {
+                break;
+            }
+            if (child + 1 < size && heap[child + 1].count < heap[child].count) {
+                child++;
+            }
+            if (heap[child].count >= counter.count) {
+                break;
+            }
+            heap[at] = heap[child];
+            heap[at].index = at;
+            at = child;
+        }
+        heap[at] = counter;
+        counter.index = at;
     }
 
     /** The {@code n} keys with the most store calls in the last one or two windows, hottest first. */
@@ -155,6 +202,7 @@ public final class HotKeys {
         previous = quiet ? Map.of() : current;
         previousSlots = quiet ? new long[SLOTS] : slots;
         current = new HashMap<>();
+        heap = new Counter[CAPACITY];
         slots = new long[SLOTS];
         windowStart = now - elapsed % WINDOW_NANOS;
     }

@@ -4,7 +4,10 @@ import dev.tollgate.store.key.RedisKeys;
 import dev.tollgate.store.read.PodHotKeys;
 import org.junit.jupiter.api.Test;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,6 +16,28 @@ class HotKeysTest {
 
     private final AtomicLong nanos = new AtomicLong();
     private final HotKeys hot = new HotKeys(nanos::get);
+
+    /**
+     * Space-saving's bounds hold for every key it counts, which they do only if each new key replaces a coldest counter:
+     * a key's count over-counts its calls by at most its error and never under-counts them, and the counts add up to
+     * the calls. Skewed keys (a few hot, many cold) so that counters are evicted and come back.
+     */
+    @Test
+    void everyCountedKeyIsWithinItsErrorOfItsCalls() {
+        Random random = new Random(29);
+        Map<String, Long> calls = new HashMap<>();
+        for (int i = 0; i < 20_000; i++) {
+            String key = "k" + (int) Math.floor(Math.pow(random.nextDouble(), 3) * 500);
+            hot.record(key);
+            calls.merge(key, 1L, Long::sum);
+        }
+
+        List<HotKeys.HotKey> top = hot.top(HotKeys.CAPACITY);
+        assertThat(top).hasSize(HotKeys.CAPACITY);
+        assertThat(top.stream().mapToLong(HotKeys.HotKey::calls).sum()).isEqualTo(20_000);
+        assertThat(top).allSatisfy(key -> assertThat(calls.get(key.key())).as(key.key())
+                .isBetween(key.calls() - key.error(), key.calls()));
+    }
 
     /** A key with a fifth of the calls among 100,000 keys called once each: first, counted within the sketch's bound. */
     @Test
