@@ -79,10 +79,10 @@ public final class HotKeys {
             counter = heap[0];
             current.remove(counter.key);
             counter.key = key;
+            current.put(key, counter);
             counter.error = counter.count;
             counter.count++;
             siftDown(counter);
-            current.put(key, counter);
         }
     }
 
@@ -101,7 +101,7 @@ public final class HotKeys {
         counter.index = at;
     }
 
-    /** Moves a counter whose count grew below the children it now outnumbers. */
+    /** Moves a counter whose count grew below the children it now outnumbers (every counter is in the map by then). */
     private void siftDown(Counter counter) {
         int size = current.size();
         int at = counter.index;
