@@ -158,9 +158,7 @@ public final class ColdRamp {
     public static Result measure(Settings settings, ColdStarts.Prepared prepared, Ports ports, Path work) {
         Map<Variant, List<Ramp>> ramps = new LinkedHashMap<>();
         Map<ColdStarts.Launch, String> skipped = new EnumMap<>(ColdStarts.Launch.class);
-        int http = ports.next();
-        int management = ports.next();
-        int grpc = ports.next();
+        Ports.PodPorts pod = ports.pod();
         for (int round = 1; round <= settings.rounds(); round++) {
             for (Variant variant : settings.variants()) {
                 List<String> command = prepared.commands().get(variant.launch());
@@ -168,19 +166,7 @@ public final class ColdRamp {
                     skipped.put(variant.launch(), prepared.skipped().getOrDefault(variant.launch(), "not prepared"));
                     continue;
                 }
-                Ramp ramp;
-                try {
-                    ramp = ramp(settings, variant, command, http, management, grpc, work);
-                } catch (IllegalStateException e) {
-                    if (!Ports.taken(e)) {
-                        throw e;
-                    }
-                    System.out.printf("  scenario 8: a port of %s was taken meanwhile; again on new ports%n", variant.label());
-                    http = ports.next();
-                    management = ports.next();
-                    grpc = ports.next();
-                    ramp = ramp(settings, variant, command, http, management, grpc, work);
-                }
+                Ramp ramp = pod.start(variant.label(), () -> ramp(settings, variant, command, pod, work));
                 System.out.printf(Locale.ROOT, "  scenario 8: cold ramp %d of %d, %s: first enforced answer %.2f s, ready %.2f s; "
                                 + "%s after %.0f s; %,.0f checks/s in the first %.0f s, %,.0f settled (%.0f%%); per second: %s%n",
                         round, settings.rounds(), variant.label(), ramp.firstAnswerSeconds(), ramp.readySeconds(),
@@ -205,9 +191,11 @@ public final class ColdRamp {
         return arguments;
     }
 
-    private static Ramp ramp(Settings settings, Variant variant, List<String> command, int http, int management, int grpc, Path work) {
+    private static Ramp ramp(Settings settings, Variant variant, List<String> command, Ports.PodPorts pod, Path work) {
+        int http = pod.http();
+        int management = pod.management();
         String name = "cold-ramp-" + variant.launch().key + "-warm-up-" + (variant.warmUp() ? "on" : "off");
-        JavaProcess process = JavaProcess.start(name, List.of(), command, arguments(settings, variant, http, management, grpc), work);
+        JavaProcess process = JavaProcess.start(name, List.of(), command, arguments(settings, variant, http, management, pod.grpc()), work);
         try {
             ServerUnderTest.FirstAnswer first = ServerUnderTest.firstAnswer(name, process, http, settings.pod().probe(),
                     response -> response.statusCode() == 200 && ServerUnderTest.enforced(response.body()));

@@ -152,24 +152,10 @@ public final class ColdStarts {
         }
         Map<Launch, List<String>> launches = prepared.commands();
         Map<Launch, String> skipped = prepared.skipped();
-        int http = ports.next();
-        int management = ports.next();
-        int grpc = ports.next();
+        Ports.PodPorts pod = ports.pod();
         for (int round = 1; round <= rounds; round++) {
             for (Map.Entry<Launch, List<String>> launch : launches.entrySet()) {
-                Start start;
-                try {
-                    start = start(launch.getKey(), launch.getValue(), settings, http, management, grpc, work);
-                } catch (IllegalStateException e) {
-                    if (!Ports.taken(e)) {
-                        throw e;
-                    }
-                    System.out.printf("  scenario 8: a port of %s was taken meanwhile; again on new ports%n", launch.getKey().label);
-                    http = ports.next();
-                    management = ports.next();
-                    grpc = ports.next();
-                    start = start(launch.getKey(), launch.getValue(), settings, http, management, grpc, work);
-                }
+                Start start = pod.start(launch.getKey().label, () -> start(launch.getKey(), launch.getValue(), settings, pod, work));
                 System.out.printf("  scenario 8: cold start %d of %d, %s: %.2f s (%.1f s of CPU)%n", round, rounds,
                         launch.getKey().label, start.seconds(), start.cpuSeconds());
                 starts.computeIfAbsent(launch.getKey(), l -> new ArrayList<>()).add(start);
@@ -267,9 +253,10 @@ public final class ColdStarts {
         }
     }
 
-    private static Start start(Launch launch, List<String> command, Settings settings, int http, int management, int grpc, Path work) {
+    private static Start start(Launch launch, List<String> command, Settings settings, Ports.PodPorts pod, Path work) {
+        int http = pod.http();
         // a rules-service that never answers: the pod enforces its saved snapshot
-        List<String> arguments = ChartPod.arguments(http, management, grpc, settings.redisNodes(), "http://127.0.0.1:1",
+        List<String> arguments = ChartPod.arguments(http, pod.management(), pod.grpc(), settings.redisNodes(), "http://127.0.0.1:1",
                 settings.snapshot());
         JavaProcess process = JavaProcess.start("cold-start-" + launch.name().toLowerCase(Locale.ROOT), List.of(), command,
                 arguments, work);

@@ -57,9 +57,7 @@ class EventLoopsIT {
     @Test
     void theStoreAnswersOnTheCheckPortsLoops() throws IOException {
         try (ConfigurableApplicationContext pod = start("event-loops-store")) {
-            Set<String> answeredOn = ConcurrentHashMap.newKeySet();
-            pod.getBean(Limiter.class).breakers().all().values()
-                    .forEach(breaker -> breaker.getEventPublisher().onSuccess(event -> answeredOn.add(Thread.currentThread().getName())));
+            Set<String> answeredOn = storeReplyThreads(pod);
             for (int i = 0; i < 20; i++) {
                 assertThat(check(port(pod))).isEqualTo(200);
             }
@@ -86,9 +84,7 @@ class EventLoopsIT {
                     return loops;
                 }));
         try {
-            Set<String> answeredOn = ConcurrentHashMap.newKeySet();
-            pod.getBean(Limiter.class).breakers().all().values()
-                    .forEach(breaker -> breaker.getEventPublisher().onSuccess(event -> answeredOn.add(Thread.currentThread().getName())));
+            Set<String> answeredOn = storeReplyThreads(pod);
             for (int i = 0; i < 5; i++) {
                 assertThat(check(port(pod))).isEqualTo(200);
             }
@@ -98,6 +94,14 @@ class EventLoopsIT {
             pod.close();
         }
         assertThat(pod.isActive()).isFalse();
+    }
+
+    /** The threads the store's replies complete on, as the shards' breakers see them, from now on. */
+    private static Set<String> storeReplyThreads(ConfigurableApplicationContext pod) {
+        Set<String> answeredOn = ConcurrentHashMap.newKeySet();
+        pod.getBean(Limiter.class).breakers().all().values()
+                .forEach(breaker -> breaker.getEventPublisher().onSuccess(event -> answeredOn.add(Thread.currentThread().getName())));
+        return answeredOn;
     }
 
     private static ConfigurableApplicationContext start(String id) {
