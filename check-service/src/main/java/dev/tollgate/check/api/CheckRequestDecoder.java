@@ -13,6 +13,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.math.BigDecimal;
@@ -30,11 +31,11 @@ import java.util.Map;
  */
 final class CheckRequestDecoder extends JacksonJsonDecoder {
 
-    private final JsonMapper strict;
+    private final TokenStreamFactory streams;
 
     CheckRequestDecoder(JsonMapper strict) {
         super(strict);
-        this.strict = strict;
+        this.streams = CheckJson.perThreadBuffers(strict);
     }
 
     @Override
@@ -56,7 +57,7 @@ final class CheckRequestDecoder extends JacksonJsonDecoder {
      * parser) or its duplicate detection (a set for every object): the plain shape refuses a repeated field itself.
      */
     CheckRequest plain(byte[] body) {
-        try (JsonParser parser = strict.tokenStreamFactory().createParser(ObjectReadContext.empty(), body)) {
+        try (JsonParser parser = streams.createParser(ObjectReadContext.empty(), body)) {
             CheckRequest request = request(parser);
             return request != null && parser.nextToken() == null ? request : null;
         } catch (JacksonException e) {

@@ -11,6 +11,7 @@ import org.springframework.http.codec.json.JacksonJsonEncoder;
 import org.springframework.util.MimeType;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.OutputStream;
@@ -25,11 +26,11 @@ import java.util.Map;
  */
 final class CheckResponseEncoder extends JacksonJsonEncoder {
 
-    private final JsonMapper json;
+    private final TokenStreamFactory streams;
 
     CheckResponseEncoder(JsonMapper json) {
         super(json);
-        this.json = json;
+        this.streams = CheckJson.perThreadBuffers(json);
     }
 
     @Override
@@ -39,7 +40,7 @@ final class CheckResponseEncoder extends JacksonJsonEncoder {
             return super.encodeValue(value, bufferFactory, valueType, mimeType, hints);
         }
         DataBuffer buffer = bufferFactory.allocateBuffer(512);
-        try (JsonGenerator generator = generator(json, buffer.asOutputStream())) {
+        try (JsonGenerator generator = generator(streams, buffer.asOutputStream())) {
             write(response, generator);
         } catch (RuntimeException e) {
             DataBufferUtils.release(buffer);
@@ -112,8 +113,8 @@ final class CheckResponseEncoder extends JacksonJsonEncoder {
      * A generator from the factory alone: the answer is written field by field, so the mapper's write context (a
      * serialization context built for every generator) has nothing to do.
      */
-    static JsonGenerator generator(JsonMapper json, OutputStream out) {
-        return json.tokenStreamFactory().createGenerator(ObjectWriteContext.empty(), out);
+    static JsonGenerator generator(TokenStreamFactory streams, OutputStream out) {
+        return streams.createGenerator(ObjectWriteContext.empty(), out);
     }
 
     private static boolean utf8(MimeType mimeType) {

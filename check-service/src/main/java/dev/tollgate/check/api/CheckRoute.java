@@ -6,7 +6,7 @@ import dev.tollgate.check.tracing.TracingSwitch;
 import dev.tollgate.common.check.CheckRequest;
 import dev.tollgate.common.check.CheckResponse;
 import dev.tollgate.limiter.Limiter;
-import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
@@ -38,6 +38,8 @@ import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -62,6 +64,8 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
     private static final URI INSTANCE = URI.create(PATH);
     private static final String JSON = MediaType.APPLICATION_JSON_VALUE;
     private static final String PROBLEM_JSON = MediaType.APPLICATION_PROBLEM_JSON_VALUE;
+    /** Built once: a method reference in the chain is a new object on every check. */
+    private static final Predicate<Throwable> GONE = DisconnectedClientHelper::isClientDisconnectedException;
 
     /**
      * Looked up once every bean is built, before the ports open: the web server factory asks for its routes, and Spring
@@ -76,7 +80,12 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
     private final MeterRegistry meters;
     /** One timer per status, tagged as WebFlux's observation tags the check's requests, built once. */
     private final Map<Integer, Timer> timers = new ConcurrentHashMap<>();
-    private volatile LongTaskTimer active;
+    /**
+     * Checks on this route being answered. Not WebFlux's {@code http.server.requests.active} long task timer: its sorted
+     * set of running requests, one insert and one removal per check, cost more than the rest of the route's bookkeeping
+     * (JFR). A count is all an in-flight gauge needs, as {@code tollgate.rls.in_flight} is for Envoy's calls.
+     */
+    private final LongAdder inFlight = new LongAdder();
 
     @Autowired
     CheckRoute(ObjectProvider<Limiter> limiters, CheckJson check, JsonMapper json, ServiceTokens tokens, MeterRegistry meters,
@@ -92,6 +101,9 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
         this.tokens = tokens;
         this.meters = meters;
         this.maxBody = maxBody;
+        Gauge.builder(CheckMeters.HTTP_CHECKS_IN_FLIGHT, inFlight, LongAdder::sum)
+                .description("Checks on the HTTP check's own route read and not yet answered")
+                .register(meters);
     }
 
     @Override
@@ -121,7 +133,7 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
 
     private Mono<Void> check(HttpServerRequest request, HttpServerResponse response) {
         long started = System.nanoTime();
-        LongTaskTimer.Sample inFlight = active().start();
+        inFlight.increment();
         return request.receive().aggregate().asByteArray()
                 .flatMap(body -> Mono.fromFuture(limiter.check(read(body))))
                 .map(outcome -> CheckProblems.answer(outcome, answer -> verdict(answer, response), problem -> problem(problem, response)))
@@ -129,9 +141,9 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
                         ? CheckProblems.unreadable(failure) : CheckProblems.of(failure), response)))
                 .flatMap(body -> response.sendObject(body).then()
                         // gone before or while its answer was written: counted by the status set, as WebFlux counts it
-                        .onErrorResume(DisconnectedClientHelper::isClientDisconnectedException, gone -> Mono.empty()))
+                        .onErrorResume(GONE, gone -> Mono.empty()))
                 .doOnSuccess(done -> timer(response.status().code()).record(System.nanoTime() - started, TimeUnit.NANOSECONDS))
-                .doFinally(signal -> inFlight.stop());
+                .doFinally(signal -> inFlight.decrement());
     }
 
     private CheckRequest read(byte[] body) {
@@ -183,18 +195,6 @@ class CheckRoute implements NettyRouteProvider, SmartInitializingSingleton {
                 .tags("error", "none", "exception", "none", "method", "POST", "outcome", outcome(code),
                         "status", Integer.toString(code), "uri", PATH)
                 .register(meters));
-    }
-
-    /** The in-flight gauge WebFlux keeps for every request, registered at the first check as WebFlux does. */
-    private LongTaskTimer active() {
-        LongTaskTimer timer = active;
-        if (timer == null) {
-            timer = LongTaskTimer.builder(CheckMeters.HTTP_REQUESTS_ACTIVE)
-                    .tags("exception", "none", "method", "POST", "outcome", "SUCCESS", "status", "200", "uri", "UNKNOWN")
-                    .register(meters);
-            active = timer;
-        }
-        return timer;
     }
 
     private static String outcome(int status) {

@@ -8,7 +8,8 @@ public final class CheckMeters {
 
     /** The check's own route times its requests as WebFlux's observation would, so one series covers both ways in. */
     public static final String HTTP_REQUESTS = "http.server.requests";
-    public static final String HTTP_REQUESTS_ACTIVE = "http.server.requests.active";
+    /** The check's own route's in-flight count (WebFlux's long task timer keeps the requests it answers itself). */
+    public static final String HTTP_CHECKS_IN_FLIGHT = "tollgate.http.checks.in_flight";
 
     public static final String STORE_CONNECTED = "tollgate.store.connected";
 

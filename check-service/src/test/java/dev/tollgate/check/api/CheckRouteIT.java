@@ -1,11 +1,15 @@
 package dev.tollgate.check.api;
 
 import dev.tollgate.check.SharedClusterPod;
+import dev.tollgate.check.metrics.CheckMeters;
 import dev.tollgate.testsupport.http.RawHttp;
 import dev.tollgate.testsupport.http.RawHttp.Answer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -14,12 +18,16 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The check's own route ({@link CheckRoute}) answers every body exactly as WebFlux's controller does: the
@@ -39,6 +47,9 @@ class CheckRouteIT {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    MeterRegistry meters;
 
     @ParameterizedTest
     @ValueSource(strings = {
@@ -121,6 +132,33 @@ class CheckRouteIT {
 
         assertThat(count(series.formatted("SUCCESS", 200))).isEqualTo(allowedBefore + 3);
         assertThat(count(series.formatted("CLIENT_ERROR", 400))).isEqualTo(refusedBefore + 1);
+    }
+
+    @Test
+    void countsTheChecksItIsAnswering() throws IOException {
+        Gauge inFlight = meters.get(CheckMeters.HTTP_CHECKS_IN_FLIGHT).gauge();
+        double before = inFlight.value();
+        byte[] check = ("{\"domain\":\"public-api\",\"entries\":[{\"rule\":\"growth-global\",\"key\":\"" + UUID.randomUUID() + "\"}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        String head = "POST /v1/ratelimit:check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: " + check.length + "\r\n\r\n";
+
+        try (Socket answered = new Socket("127.0.0.1", port); Socket abandoned = new Socket("127.0.0.1", port)) {
+            // the heads and half of each body: both checks are on the route, waiting for the rest
+            for (Socket socket : List.of(answered, abandoned)) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().write(check, 0, check.length / 2);
+                socket.getOutputStream().flush();
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> inFlight.value() == before + 2);
+
+            answered.getOutputStream().write(check, check.length / 2, check.length - check.length / 2);
+            answered.getOutputStream().flush();
+            assertThat(RawHttp.read(answered.getInputStream()).status()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(5)).until(() -> inFlight.value() == before + 1);
+        }
+        // the client gone mid-body: the check is no longer in flight either
+        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight.value() == before);
     }
 
     /** The series' count in a Prometheus scrape; 0 while it does not exist yet. */
