@@ -20,7 +20,17 @@ import java.util.List;
  */
 final class KeyGroup {
 
+    /** A map key on every check: its own {@code hashCode} and {@code equals}, not a record's method handles. */
     record Id(String key, boolean shadow) {
+        @Override
+        public int hashCode() {
+            return key.hashCode() * 31 + (shadow ? 1 : 0);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Id id && shadow == id.shadow && key.equals(id.key);
+        }
     }
 
     private final Id id;
@@ -133,7 +143,9 @@ final class KeyGroup {
         if (leaseSet == null) {
             StringBuilder set = new StringBuilder(key()).append('\u0000');
             for (Spend spend : spends()) {
-                set.append(spend.rule().id()).append(':').append(spend.cost()).append(':').append(spend.share()).append(',');
+                // the share's bits, not its decimal: the same for the same share, and no double formatting on every check
+                set.append(spend.rule().id()).append(':').append(spend.cost()).append(':')
+                        .append(Double.doubleToLongBits(spend.share())).append(',');
             }
             leaseSet = set.toString();
         }

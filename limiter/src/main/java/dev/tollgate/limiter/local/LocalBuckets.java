@@ -74,8 +74,12 @@ public final class LocalBuckets {
         }
     }
 
-    /** The limit's size is part of the name: a raised limit (an override) gets a bucket of its own size. */
+    /**
+     * The limit's size is part of the name: a raised limit (an override) gets a bucket of its own size. The sizes by
+     * their bits, not their decimals: as exact, and no double formatting on every check.
+     */
     private static String id(String key, Spend spend) {
-        return spend.rule().id() + '\u0000' + key + '\u0000' + spend.tokensPerSecond() + '\u0000' + spend.capacity();
+        return spend.rule().id() + '\u0000' + key + '\u0000' + Double.doubleToLongBits(spend.tokensPerSecond()) + '\u0000'
+                + Double.doubleToLongBits(spend.capacity());
     }
 }

@@ -51,10 +51,33 @@ public final class UsageRecorder implements UsageSink, AutoCloseable {
     /** Keys of one rule counted per interval for simulations; past it the rule's sample halves. */
     static final int SAMPLED_KEYS_PER_RULE = 1_000;
 
+    /**
+     * A rule's key, as an interval counts it: looked up for every admitted entry, so with its own {@code hashCode} and
+     * {@code equals}; a record's go through method handles the JIT did not fold on the check path (JFR).
+     */
     private record Counted(String ruleId, String key) {
+        @Override
+        public int hashCode() {
+            return ruleId.hashCode() * 31 + key.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Counted counted && key.equals(counted.key) && ruleId.equals(counted.ruleId);
+        }
     }
 
+    /** Looked up for every denied entry: its own {@code hashCode} and {@code equals}, as {@link Counted}. */
     private record Denied(String ruleId, long version, boolean shadow) {
+        @Override
+        public int hashCode() {
+            return (ruleId.hashCode() * 31 + Long.hashCode(version)) * 2 + (shadow ? 1 : 0);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Denied denied && version == denied.version && shadow == denied.shadow && ruleId.equals(denied.ruleId);
+        }
     }
 
     private record Batch(String hash, Map<String, Long> fields, Duration ttl) {

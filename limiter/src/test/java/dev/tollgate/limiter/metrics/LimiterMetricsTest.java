@@ -56,6 +56,30 @@ class LimiterMetricsTest {
     }
 
     @Test
+    void keepsEachSeriesApartByEveryTag() {
+        Rule sameIdElsewhere = Rule.tokenBucket("growth-global", "auth", 100, 200);
+        Rule other = Rule.tokenBucket("free-global", "public-api", 10, 20);
+        metrics.decided("growth-global", Verdict.ALLOW);
+        metrics.decided("growth-global", Verdict.DENY);
+        metrics.decided("growth-global", Verdict.DENY);
+        metrics.decided("free-global", Verdict.DENY);
+        metrics.hit(rule, Verdict.DENY, 1, 0, 1.0);
+        metrics.hit(sameIdElsewhere, Verdict.DENY, 4, 0, 1.0);
+        metrics.localAnswer(other, "lease");
+        metrics.localAnswer(rule, "lease");
+        metrics.localAnswer(rule, "lease");
+
+        assertThat(decisions("growth-global", "allow")).isEqualTo(1);
+        assertThat(decisions("growth-global", "deny")).isEqualTo(2);
+        assertThat(decisions("free-global", "deny")).isEqualTo(1);
+        assertThat(registry.get(LimiterMetrics.RULE_HITS).tag("rule", "growth-global").tag("domain", "auth").tag("outcome", "over_limit")
+                .counter().count()).isEqualTo(4);
+        assertThat(hits("over_limit")).isEqualTo(1);
+        assertThat(registry.get(LimiterMetrics.LOCAL_ANSWERS).tag("rule", "growth-global").counter().count()).isEqualTo(2);
+        assertThat(registry.get(LimiterMetrics.LOCAL_ANSWERS).tag("rule", "free-global").counter().count()).isEqualTo(1);
+    }
+
+    @Test
     void publishesAFewBucketsWithAnEdgeAtTheOneMillisecondBudget() {
         metrics.checked(metrics.startCheck(), Verdict.ALLOW);
         Timer checks = registry.get(LimiterMetrics.CHECKS).timer();
@@ -75,5 +99,9 @@ class LimiterMetricsTest {
     private double hits(String outcome) {
         return registry.get(LimiterMetrics.RULE_HITS).tag("rule", "growth-global").tag("domain", "public-api")
                 .tag("outcome", outcome).counter().count();
+    }
+
+    private double decisions(String rule, String verdict) {
+        return registry.get(LimiterMetrics.DECISIONS).tag("rule", rule).tag("verdict", verdict).counter().count();
     }
 }
