@@ -123,7 +123,9 @@ class ReaderViewsIT {
     void aKeyAnotherPodSpentIsDeniedByTheStoreAndTheLookChangesNoCounter() throws Exception {
         String account = "acct_" + UUID.randomUUID();
         String redisKey = "rl:{" + account + "}:labels-route";
-        try (RedisCounterStore otherPod = RedisCounterStore.connect(RedisStoreSettings.of(cluster.seedUris()))) {
+        // the default 5 ms command timeout also bounds its first slot-map read, which a busy CI machine can miss: the
+        // store then starts unconnected and retries, and the spends below failed "not connected"
+        try (RedisCounterStore otherPod = RedisCounterStore.connect(RedisStoreSettings.of(cluster.seedUris()).withCommandTimeout(Duration.ofSeconds(2)))) {
             ScriptCall spend = SpendCall.of(account, List.of(new Spend(LABELS, 1.0, 1)), 1, 1, 0);
             for (int i = 0; i < 2; i++) {
                 otherPod.run(LuaScript.SPEND, spend.keys(), spend.args()).join();
