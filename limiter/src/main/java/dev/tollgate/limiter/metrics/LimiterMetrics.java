@@ -191,7 +191,7 @@ public final class LimiterMetrics {
      *               (admitted and counted after) or {@code count_after_over} (denied from the store's over flag)
      */
     public void localAnswer(Rule rule, String answer) {
-        MeterKey key = new MeterKey(LOCAL_ANSWERS, rule.id(), answer, null);
+        MeterKey key = new MeterKey(LOCAL_ANSWERS, rule.id(), rule.domain(), answer);
         Counter counter = counters.get(key);
         if (counter == null) {
             counter = counters.computeIfAbsent(key, k -> Counter.builder(LOCAL_ANSWERS)

@@ -68,6 +68,7 @@ class LimiterMetricsTest {
         metrics.localAnswer(other, "lease");
         metrics.localAnswer(rule, "lease");
         metrics.localAnswer(rule, "lease");
+        metrics.localAnswer(sameIdElsewhere, "lease");
 
         assertThat(decisions("growth-global", "allow")).isEqualTo(1);
         assertThat(decisions("growth-global", "deny")).isEqualTo(2);
@@ -75,7 +76,11 @@ class LimiterMetricsTest {
         assertThat(registry.get(LimiterMetrics.RULE_HITS).tag("rule", "growth-global").tag("domain", "auth").tag("outcome", "over_limit")
                 .counter().count()).isEqualTo(4);
         assertThat(hits("over_limit")).isEqualTo(1);
-        assertThat(registry.get(LimiterMetrics.LOCAL_ANSWERS).tag("rule", "growth-global").counter().count()).isEqualTo(2);
+        assertThat(registry.get(LimiterMetrics.LOCAL_ANSWERS).tag("rule", "growth-global").tag("domain", "public-api").counter().count())
+                .isEqualTo(2);
+        // the same rule id in another domain is another rule: its own series, not a share of the first one's
+        assertThat(registry.get(LimiterMetrics.LOCAL_ANSWERS).tag("rule", "growth-global").tag("domain", "auth").counter().count())
+                .isEqualTo(1);
         assertThat(registry.get(LimiterMetrics.LOCAL_ANSWERS).tag("rule", "free-global").counter().count()).isEqualTo(1);
     }
 
