@@ -98,10 +98,12 @@ public record BenchOptions(
      *                    JIT at work; real seconds, not time-scaled (the JIT's pace does not follow the time scale);
      *                    0: no warm-up
      * @param coldStartRounds rounds of cold starts of check-service, each launch once a round (see ColdStarts); 0: none
+     * @param coldStartLaunches which launches the cold starts time, in order
      * @param ramp        the cold ramps: what a pod serves from ready until its JIT settles
      */
     public record Wire(List<Integer> rates, int connections, List<Protocol> protocols, List<String> jvmFlags, Path podJar,
-                       int basePort, int keys, double warmupSeconds, int coldStartRounds, Ramp ramp) {
+                       int basePort, int keys, double warmupSeconds, int coldStartRounds, List<ColdStarts.Launch> coldStartLaunches,
+                       Ramp ramp) {
 
         public static final String DEFAULT_JVM = "-XX:MaxRAM=1g -XX:ActiveProcessorCount=2 -XX:InitialRAMPercentage=50.0 "
                 + "-XX:MaxRAMPercentage=70.0 -XX:+UseG1GC -XX:MaxGCPauseMillis=10 -XX:+ExitOnOutOfMemoryError";
@@ -110,6 +112,7 @@ public record BenchOptions(
             rates = List.copyOf(rates);
             protocols = List.copyOf(protocols);
             jvmFlags = List.copyOf(jvmFlags);
+            coldStartLaunches = List.copyOf(coldStartLaunches);
             if (connections < 1) {
                 throw new IllegalArgumentException("--wire-connections must be at least 1, was " + connections);
             }
@@ -128,6 +131,9 @@ public record BenchOptions(
             }
             if (coldStartRounds < 0) {
                 throw new IllegalArgumentException("--wire-cold-starts must be 0 or more, was " + coldStartRounds);
+            }
+            if (coldStartRounds > 0 && coldStartLaunches.isEmpty()) {
+                throw new IllegalArgumentException("--wire-cold-start-launches: at least one, or --wire-cold-starts=0");
             }
         }
 
@@ -175,11 +181,11 @@ public record BenchOptions(
             return out.stream().distinct().toList();
         }
 
-        static List<ColdStarts.Launch> launches(String csv) {
+        static List<ColdStarts.Launch> launches(String option, String csv) {
             try {
                 return java.util.Arrays.stream(csv.split(",")).filter(p -> !p.isBlank()).map(ColdStarts.Launch::of).distinct().toList();
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--wire-ramp-launches: " + e.getMessage(), e);
+                throw new IllegalArgumentException("--" + option + ": " + e.getMessage(), e);
             }
         }
     }
@@ -230,6 +236,7 @@ public record BenchOptions(
         int wireKeys = 1000;
         double wireWarmup = 240;
         int wireColdStarts = 3;
+        List<ColdStarts.Launch> coldStartLaunches = List.of(ColdStarts.Launch.values());
         int rampRounds = 3;
         double rampCap = 120;
         List<ColdStarts.Launch> rampLaunches = List.of(ColdStarts.Launch.values());
@@ -280,7 +287,8 @@ public record BenchOptions(
                 case "wire-cold-starts" -> wireColdStarts = Integer.parseInt(value);
                 case "wire-ramp-rounds" -> rampRounds = Integer.parseInt(value);
                 case "wire-ramp-cap-s" -> rampCap = Double.parseDouble(value);
-                case "wire-ramp-launches" -> rampLaunches = Ramp.launches(value);
+                case "wire-cold-start-launches" -> coldStartLaunches = Ramp.launches(name, value);
+                case "wire-ramp-launches" -> rampLaunches = Ramp.launches(name, value);
                 case "wire-ramp-warm-up" -> rampWarmUp = Ramp.warmUp(value);
                 case "scale-keys" -> scaleKeys = Integer.parseInt(value);
                 case "scale-pods" -> scalePods = Integer.parseInt(value);
@@ -303,7 +311,7 @@ public record BenchOptions(
         return new BenchOptions(scenarios, timeScale, loadScale, repeats, reportDir, commandTimeout, warmup,
                 latencyRates, inFlight, new Wire(wireRates, wireConnections, wireProtocols,
                 List.of(wireJvm.trim().split("\\s+")), podJar, wireBasePort, wireKeys, wireWarmup,
-                wireColdStarts, new Ramp(rampRounds, rampCap, rampLaunches, rampWarmUp)),
+                wireColdStarts, coldStartLaunches, new Ramp(rampRounds, rampCap, rampLaunches, rampWarmUp)),
                 new ScaleOptions(scaleKeys, scalePods, scaleCycles, servicesDir, rulesHeap, rebalancerHeap),
                 new SoakOptions(soakMinutes, soakFaultEvery, soakRate, soakSample, soakGcEvery),
                 new WireMixOptions(wireMixes, wireStoreKeys, peerOf(peerRls, peerRlsPid)), List.of(args));
@@ -332,6 +340,7 @@ public record BenchOptions(
                 "  --wire-warmup-s=240       scenario 8 loads each server over each protocol until its JIT settles, at most this long",
                 "                            (real seconds, not time-scaled; 0: no warm-up)",
                 "  --wire-cold-starts=3      rounds of check-service cold starts, fat jar and fast-start.sh's layouts in turn (0: none)",
+                "  --wire-cold-start-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot,image  which launches start cold",
                 "  --wire-ramp-rounds=3      rounds of cold ramps: each launch started cold, loaded from ready until its JIT settles (0: none)",
                 "  --wire-ramp-cap-s=120     the longest a cold ramp's load lasts (real seconds, not time-scaled)",
                 "  --wire-ramp-launches=fat-jar,fat-jar-aot,extracted-aot,fast-start,fast-start-aot,image  which launches ramp",

@@ -25,6 +25,7 @@ class BenchOptionsTest {
         assertThat(wire.basePort()).isZero();
         assertThat(wire.warmupSeconds()).isEqualTo(240);
         assertThat(wire.coldStartRounds()).isEqualTo(3);
+        assertThat(wire.coldStartLaunches()).containsExactly(Launch.values());
         assertThat(wire.ramp().rounds()).isEqualTo(3);
         assertThat(wire.ramp().capSeconds()).isEqualTo(120);
         assertThat(wire.ramp().launches()).containsExactly(Launch.values());
@@ -49,7 +50,7 @@ class BenchOptionsTest {
         BenchOptions.Wire wire = BenchOptions.parse(new String[] {"--scenarios=8", "--wire-rates=2000,4000",
                 "--wire-connections=4", "--wire-protocols=grpc,http1", "--wire-jvm=-Xmx256m  -XX:+UseSerialGC",
                 "--wire-pod-jar=/tmp/pod.jar", "--wire-base-port=21100", "--wire-keys=500", "--wire-warmup-s=0",
-                "--wire-cold-starts=0"}).wire();
+                "--wire-cold-starts=0", "--wire-cold-start-launches=image,fast-start"}).wire();
 
         assertThat(wire.rates()).containsExactly(2000, 4000);
         assertThat(wire.connections()).isEqualTo(4);
@@ -60,6 +61,7 @@ class BenchOptionsTest {
         assertThat(wire.keys()).isEqualTo(500);
         assertThat(wire.warmupSeconds()).isZero();
         assertThat(wire.coldStartRounds()).isZero();
+        assertThat(wire.coldStartLaunches()).containsExactly(Launch.IMAGE, Launch.CLASS_CACHE);
     }
 
     @Test
@@ -69,6 +71,7 @@ class BenchOptionsTest {
                 List.of("--wire-keys=10", "--wire-keys"), List.of("--wire-warmup-s=-1", "--wire-warmup-s"),
                 List.of("--wire-cold-starts=-1", "--wire-cold-starts"), List.of("--wire-ramp-rounds=-1", "--wire-ramp-rounds"),
                 List.of("--wire-ramp-cap-s=0", "--wire-ramp-cap-s"), List.of("--wire-ramp-launches=jib", "--wire-ramp-launches"),
+                List.of("--wire-cold-start-launches=jib", "--wire-cold-start-launches"), List.of("--wire-cold-start-launches=,", "--wire-cold-start-launches"),
                 List.of("--wire-ramp-warm-up=maybe", "--wire-ramp-warm-up"), List.of("--wire-ramp-warm-up=", "--wire-ramp-warm-up"),
                 List.of("--scenarios=13", "--scenarios"))) {
             assertThatThrownBy(() -> BenchOptions.parse(new String[] {bad.get(0)}))

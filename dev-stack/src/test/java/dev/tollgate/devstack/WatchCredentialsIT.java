@@ -35,15 +35,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A pod's watch token by OAuth2 client credentials, end to end: a real issuer (Spring Authorization Server,
  * {@link TestIssuer}), rules-service on real PostgreSQL validating its JWTs through the issuer's JWKS
  * (issuer-uri and audiences, as the chart sets them), and a check-service pod that obtains its token with a
- * client id and a secret from a file. Tokens live 12 s and are renewed 5 s before expiry, so renewal,
- * expiry through an outage and a key rotation each happen within the test.
+ * client id and a secret from a file. Tokens live 8 s and are renewed 3 s before expiry (a watch call answers within
+ * 2 s), so renewal, expiry through an outage and a key rotation each happen within the test.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WatchCredentialsIT {
 
     private static final String DOMAIN = "public-api";
     private static final String PODS = "tollgate-pods";
-    private static final Duration TOKEN_LIFETIME = Duration.ofSeconds(12);
+    private static final Duration TOKEN_LIFETIME = Duration.ofSeconds(8);
     private static final Duration WAIT = Duration.ofSeconds(40);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -113,7 +113,7 @@ class WatchCredentialsIT {
         double watchErrors = pod.metric("tollgate_rules_watch_errors_total");
         issuer.stop();
         try {
-            // the token held is valid for up to 12 s more: changes still reach the pod meanwhile
+            // the token held is valid for up to 8 s more: changes still reach the pod meanwhile
             String during = createAndAwait("during-outage");
             // then it expires and cannot be renewed: the watch calls fail, counted, the rules stay
             awaitTrue("the pod to fail to renew its token", () -> pod.metric("tollgate_rules_token_failures_total") > 0);
@@ -182,7 +182,7 @@ class WatchCredentialsIT {
         credentials.put("tollgate.rules.client-credentials.token-uri", issuer.tokenUri());
         credentials.put("tollgate.rules.client-credentials.client-id", PODS);
         credentials.put("tollgate.rules.client-credentials.client-secret-file", secretFile.toString());
-        credentials.put("tollgate.rules.client-credentials.clock-skew", "5s");
+        credentials.put("tollgate.rules.client-credentials.clock-skew", "3s");
         credentials.put("tollgate.rules.retry.max", "1s");
         return ServiceLauncher.checkService(name, "127.0.0.1", Pod.freePort(), 0, RedisCluster.shared().clusterNodes(),
                 rulesService.baseUrl(), "", snapshot, credentials);

@@ -205,13 +205,13 @@ final class WireScenario implements Scenario {
             BenchOptions.Ramp ramp = wire.ramp();
             Set<ColdStarts.Launch> launches = EnumSet.noneOf(ColdStarts.Launch.class);
             if (wire.coldStartRounds() > 0) {
-                launches.addAll(List.of(ColdStarts.Launch.values()));
+                launches.addAll(wire.coldStartLaunches());
             }
             if (ramp.rounds() > 0) {
                 launches.addAll(ramp.launches());
             }
             ColdStarts.Prepared prepared = ColdStarts.prepare(coldSettings, launches, work);
-            ColdStarts.Result coldStarts = ColdStarts.measure(coldSettings, prepared, wire.coldStartRounds(), ports, work);
+            ColdStarts.Result coldStarts = ColdStarts.measure(coldSettings, prepared, wire.coldStartLaunches(), wire.coldStartRounds(), ports, work);
             ColdRamp.Result ramps = ramp.rounds() == 0 ? null
                     : ColdRamp.measure(rampSettings(options, coldSettings, mix, checks), prepared, ports, work);
             Section section = write(bench, charts, podSettings, mix.clients().size(), floor, pod, warmUps, saturated, open, byWrk, coldStarts, ramps);
