@@ -34,8 +34,12 @@ public final class LocalBuckets {
         LocalBucket[] taken = new LocalBucket[spends.size()];
         for (int i = 0; i < spends.size(); i++) {
             Spend spend = spends.get(i);
-            LocalBucket bucket = buckets.get(id(key, spend),
-                    k -> new LocalBucket(spend.tokensPerSecond(), Math.max(spend.cost(), spend.capacity()), now));
+            String id = id(key, spend);
+            LocalBucket bucket = buckets.getIfPresent(id);
+            if (bucket == null) {
+                // the capturing lambda, an allocation, only on a miss
+                bucket = buckets.get(id, k -> new LocalBucket(spend.tokensPerSecond(), Math.max(spend.cost(), spend.capacity()), now));
+            }
             if (!bucket.tryConsume(spend.cost(), now)) {
                 for (int j = 0; j < i; j++) {
                     taken[j].refund(spends.get(j).cost());
@@ -47,11 +51,6 @@ public final class LocalBuckets {
         return 0;
     }
 
-    /**
-     * Gives back what {@link #trySpend} took when the store then denied the request. Two buckets of the
-     * same rate in series would otherwise admit far less than either: under overload the local one
-     * would spend its tokens on requests the store refuses, and be empty when the store has room.
-     */
     /** How long {@link #trySpend} would deny these spends now (0: it would take them), spending nothing. */
     public long wouldWaitMs(String key, List<Spend> spends) {
         long now = nanoTime.getAsLong();
@@ -65,6 +64,11 @@ public final class LocalBuckets {
         return wait;
     }
 
+    /**
+     * Gives back what {@link #trySpend} took when the store then denied the request. Two buckets of the
+     * same rate in series would otherwise admit far less than either: under overload the local one
+     * would spend its tokens on requests the store refuses, and be empty when the store has room.
+     */
     public void refund(String key, List<Spend> spends) {
         for (Spend spend : spends) {
             LocalBucket bucket = buckets.getIfPresent(id(key, spend));
