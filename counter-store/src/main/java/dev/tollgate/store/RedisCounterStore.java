@@ -56,7 +56,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import java.util.stream.StreamSupport;
 
 /**
  * Runs the limiter's scripts on a Redis Cluster through Lettuce, by EVALSHA. When a node answers
@@ -118,6 +117,8 @@ public final class RedisCounterStore implements CounterStore {
     private final Object lock = new Object();
     private volatile StatefulRedisClusterConnection<String, String> connection;
     private volatile RedisAdvancedClusterAsyncCommands<String, String> commands;
+    /** A connection per event loop of the owner's, when the client's channels are on them and the settings ask; else null. */
+    private final Lanes lanes;
     private volatile boolean closed;
     private volatile ConnectionStatus status;
     /** Guarded by lock: the attempt in flight, the last one settled, failures so far. */
@@ -135,7 +136,7 @@ public final class RedisCounterStore implements CounterStore {
      *                  down on close); null for a client it was handed, which its owner shuts down
      */
     private RedisCounterStore(RedisClusterClient client, ClientResources resources, List<String> seeds, Duration commandTimeout,
-                              Duration connectTimeout) {
+                              Duration connectTimeout, boolean lanes) {
         this.client = client;
         this.resources = resources;
         this.seeds = redacted(seeds);
@@ -149,6 +150,8 @@ public final class RedisCounterStore implements CounterStore {
             thread.setDaemon(true);
             return thread;
         });
+        this.lanes = lanes && client.getResources().eventLoopGroupProvider() instanceof SharedLoops shared
+                ? new Lanes(shared.pinned(), connector) : null;
     }
 
     /**
@@ -164,7 +167,7 @@ public final class RedisCounterStore implements CounterStore {
         RedisClusterClient client = RedisClusterClient.create(resources, uris(settings));
         client.setOptions(clientOptions(settings));
         RedisCounterStore store = new RedisCounterStore(client, resources, settings.seeds(), settings.commandTimeout(),
-                settings.connectTimeout());
+                settings.connectTimeout(), false);
         store.connector.execute(store::attempt);
         return store;
     }
@@ -184,7 +187,7 @@ public final class RedisCounterStore implements CounterStore {
         ClusterClientOptions options = clientOptions(client.getOptions(), settings);
         client.setOptions(options);
         RedisCounterStore store = new RedisCounterStore(client, null, nodes, settings.commandTimeout(),
-                options.getSocketOptions().getConnectTimeout());
+                options.getSocketOptions().getConnectTimeout(), settings.lanes());
         store.connector.execute(store::attempt);
         return store;
     }
@@ -217,38 +220,41 @@ public final class RedisCounterStore implements CounterStore {
     }
 
     /**
-     * Lettuce's channels on event loops someone else owns (the check port's): a check and its script call then
-     * share a thread whenever the shard's connection was registered on the loop the request came in on, and the
-     * call is written, its reply read and the response written without a hand-off between threads. Lettuce's own
-     * I/O threads are not started. The loops are never shut down here: their owner does that, after the client.
-     * Only for loops of the transport Lettuce picks ({@code Transports.socketChannelClass()}): a channel cannot
-     * register with another transport's loop.
+     * Lettuce's channels on event loops someone else owns (the check port's): a store whose settings ask for
+     * {@link ClientSettings#withLanes() lanes} opens a connection per loop with its channels on that loop, so a
+     * check's script call is written, its reply read and the response written on the thread the request came in on,
+     * without a hand-off between threads ({@link Lanes}). Lettuce's own I/O threads are not started. The loops are
+     * never shut down here: their owner does that, after the client. Only for loops of the transport Lettuce picks
+     * ({@code Transports.socketChannelClass()}): a channel cannot register with another transport's loop.
      */
     public static EventLoopGroupProvider sharedLoops(EventLoopGroup loops) {
-        int threads = (int) StreamSupport.stream(loops.spliterator(), false).count();
-        return new EventLoopGroupProvider() {
-            @Override
-            @SuppressWarnings("unchecked")
-            public <T extends EventLoopGroup> T allocate(Class<T> type) {
-                // Lettuce asks by its transport's group class, yet only uses what comes back as an EventLoopGroup
-                return (T) loops;
-            }
+        return new SharedLoops(new PinnedLoops(loops));
+    }
 
-            @Override
-            public int threadPoolSize() {
-                return threads;
-            }
+    /** The owner's loops, handed to Lettuce as {@link PinnedLoops}; a store on a client with them can open {@link Lanes}. */
+    private record SharedLoops(PinnedLoops pinned) implements EventLoopGroupProvider {
 
-            @Override
-            public Future<Boolean> release(EventExecutorGroup group, long quietPeriod, long timeout, TimeUnit unit) {
-                return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
-            }
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T extends EventLoopGroup> T allocate(Class<T> type) {
+            // Lettuce asks by its transport's group class, yet only uses what comes back as an EventLoopGroup
+            return (T) pinned;
+        }
 
-            @Override
-            public Future<Boolean> shutdown(long quietPeriod, long timeout, TimeUnit unit) {
-                return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
-            }
-        };
+        @Override
+        public int threadPoolSize() {
+            return pinned.loops().size();
+        }
+
+        @Override
+        public Future<Boolean> release(EventExecutorGroup group, long quietPeriod, long timeout, TimeUnit unit) {
+            return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+        }
+
+        @Override
+        public Future<Boolean> shutdown(long quietPeriod, long timeout, TimeUnit unit) {
+            return ImmediateEventExecutor.INSTANCE.newSucceededFuture(true);
+        }
     }
 
     /**
@@ -339,7 +345,11 @@ public final class RedisCounterStore implements CounterStore {
             if (adopted) {
                 log.info("connected to the Redis Cluster at {}{}", seeds, failures == 0 ? "" : " after " + failures + " failed attempts");
                 // bounded as an attempt is: whatever the primaries do, the store counts as connected after it
-                prime(opened).completeOnTimeout(null, attemptLimit.toMillis(), TimeUnit.MILLISECONDS).whenComplete((ignored, primingFailed) -> {
+                CompletableFuture<Void> ready = prime(opened);
+                if (lanes != null) {
+                    ready = ready.thenCompose(primed -> lanes.open(client));
+                }
+                ready.completeOnTimeout(null, attemptLimit.toMillis(), TimeUnit.MILLISECONDS).whenComplete((ignored, primingFailed) -> {
                     connected.complete(null);
                     firstOutcome.complete(null);
                 });
@@ -598,7 +608,8 @@ public final class RedisCounterStore implements CounterStore {
     /** @param timeout the call's own timeout, or null for the command timeout (the check's) */
     @Override
     public CompletableFuture<List<Long>> run(LuaScript script, List<String> keys, List<String> args, Duration timeout) {
-        RedisAdvancedClusterAsyncCommands<String, String> commands = this.commands;
+        RedisAdvancedClusterAsyncCommands<String, String> lane = lanes == null ? null : lanes.here();
+        RedisAdvancedClusterAsyncCommands<String, String> commands = lane != null ? lane : this.commands;
         if (commands == null) {
             return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
@@ -672,7 +683,7 @@ public final class RedisCounterStore implements CounterStore {
     }
 
     /** A primary that owns slots: one shard. */
-    private static boolean owner(RedisClusterNode node) {
+    static boolean owner(RedisClusterNode node) {
         return node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty();
     }
 
@@ -790,6 +801,9 @@ public final class RedisCounterStore implements CounterStore {
             open = connection;
         }
         connector.shutdownNow();
+        if (lanes != null) {
+            lanes.close();
+        }
         if (open != null) {
             open.close();
         }

@@ -79,7 +79,8 @@ class LimiterConfiguration {
     @Bean(destroyMethod = "close")
     RedisCounterStore counterStore(LettuceConnectionFactory redis, CheckProperties properties, Environment environment) {
         RetiredProperties.refuse(environment, RetiredProperties.REDIS);
-        return RedisCounterStore.start(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings());
+        // a connection per check loop: the checks' calls are sent from those loops (see storeOnCheckLoops)
+        return RedisCounterStore.start(ClusterClients.of(redis), ClusterClients.nodes(redis), properties.redis().settings().withLanes());
     }
 
     /** The store's reconnect delay (capped at half a second) on the Lettuce resources Spring Boot builds. */
