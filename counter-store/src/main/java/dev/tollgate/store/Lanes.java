@@ -96,8 +96,13 @@ final class Lanes {
         List<CompletableFuture<?>> nodes = new ArrayList<>();
         for (RedisClusterNode node : connection.getPartitions()) {
             if (RedisCounterStore.owner(node)) {
-                nodes.add(PinnedLoops.pinTo(loop, () -> connection.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort()))
-                        .toCompletableFuture());
+                try {
+                    nodes.add(PinnedLoops.pinTo(loop, () -> connection.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort()))
+                            .toCompletableFuture());
+                } catch (RuntimeException e) {
+                    // the lane is open all the same: its first call to that node connects it
+                    nodes.add(CompletableFuture.failedFuture(e));
+                }
             }
         }
         return CompletableFuture.allOf(nodes.toArray(CompletableFuture[]::new));
