@@ -22,10 +22,10 @@ import java.util.function.Supplier;
 
 /**
  * The owner's event loops as Lettuce sees them (see {@link RedisCounterStore#sharedLoops}), choosing the loop each new
- * channel registers on so that a {@link Lanes lane}'s connections stay on its loop: the loop named by
- * {@link #pinTo} on this thread, else the loop this thread is (a lane's connection to a node it meets later, opened
- * by a command sent from the lane's loop), else the loop the same connection had before (Lettuce reconnects from a
- * thread of its own, with the bootstrap's same handler), else the owner's next one, round robin.
+ * channel registers on so that a {@link Lanes lane}'s connections stay on its loop: the loop the same connection had
+ * before (Lettuce reconnects from a thread of its own, with the bootstrap's same handler), else the loop named by
+ * {@link #pinTo} on this thread (a lane opening), else the loop this thread is (a lane's connection to a node it meets
+ * later, opened by a command sent from the lane's loop), else the owner's next one, round robin.
  *
  * <p>A reconnect over TLS builds a new handler, so it may land on another loop: that lane's calls to that node then hop
  * between loops, as one call in two did before lanes. Never shuts the loops down: their owner does.
