@@ -62,9 +62,8 @@ class LanesIT {
 
     @Test
     void aCallFromALoopIsAnsweredOnThatLoopBeforeAndAfterItsConnectionsAreKilled() throws Exception {
-        ClientResources resources = DefaultClientResources.builder().eventLoopGroupProvider(RedisCounterStore.sharedLoops(owners)).build();
-        RedisClusterClient client = RedisClusterClient.create(resources, cluster.seedUris().stream().map(RedisURI::create).toList());
-        try (RedisCounterStore store = RedisCounterStore.connect(client, List.of(), new ClientSettings(Duration.ofSeconds(2), null).withLanes())) {
+        try (OnOwnersLoops lettuce = OnOwnersLoops.of(cluster.seedUris());
+             RedisCounterStore store = RedisCounterStore.connect(lettuce.client(), List.of(), new ClientSettings(Duration.ofSeconds(2), null).withLanes())) {
             assertThat(store.awaitConnected(Duration.ofSeconds(20))).isTrue();
             List<String> keys = aKeyOnEachPrimary();
 
@@ -77,18 +76,14 @@ class LanesIT {
             long killed = cluster.nodes().stream().mapToLong(Node::killClients).sum();
             assertThat(killed).as("connections the nodes dropped").isGreaterThanOrEqualTo(3 * 3);
             await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> assertEachCallAnsweredOnItsLoop(store, keys));
-        } finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
         }
         assertThat(owners.isShuttingDown()).as("the owner's loops after the client and its resources shut down").isFalse();
     }
 
     @Test
     void aStoreThatAsksForNoLanesLeavesCallsOnTheSharedConnection() throws Exception {
-        ClientResources resources = DefaultClientResources.builder().eventLoopGroupProvider(RedisCounterStore.sharedLoops(owners)).build();
-        RedisClusterClient client = RedisClusterClient.create(resources, cluster.seedUris().stream().map(RedisURI::create).toList());
-        try (RedisCounterStore store = RedisCounterStore.connect(client, List.of(), new ClientSettings(Duration.ofSeconds(2), null))) {
+        try (OnOwnersLoops lettuce = OnOwnersLoops.of(cluster.seedUris());
+             RedisCounterStore store = RedisCounterStore.connect(lettuce.client(), List.of(), new ClientSettings(Duration.ofSeconds(2), null))) {
             assertThat(store.awaitConnected(Duration.ofSeconds(20))).isTrue();
             // each primary's one channel is on one loop: calls from the other loop are answered there
             Map<String, String> loops = new HashMap<>();
@@ -98,9 +93,6 @@ class LanesIT {
                 }
             }
             assertThat(loops.values()).as("where each primary's calls were answered").doesNotContain("both");
-        } finally {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
         }
     }
 
@@ -108,11 +100,10 @@ class LanesIT {
     @Test
     void aLaneThatCannotOpenIsTriedAgainUntilItOpens() throws Exception {
         List<Integer> ports = RedisCluster.reservePorts(3);
-        ClientResources resources = DefaultClientResources.builder().eventLoopGroupProvider(RedisCounterStore.sharedLoops(owners)).build();
-        RedisClusterClient client = RedisClusterClient.create(resources, ports.stream().map(port -> RedisURI.create("redis://127.0.0.1:" + port)).toList());
         ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor();
         Lanes lanes = new Lanes(new PinnedLoops(owners), retries);
-        try {
+        try (OnOwnersLoops lettuce = OnOwnersLoops.of(ports.stream().map(port -> "redis://127.0.0.1:" + port).toList())) {
+            RedisClusterClient client = lettuce.client();
             lanes.open(client).get(10, TimeUnit.SECONDS);
             for (EventLoop loop : loops()) {
                 assertThat(loop.submit(lanes::here).get(5, TimeUnit.SECONDS)).as("a lane before its cluster answers").isNull();
@@ -134,6 +125,19 @@ class LanesIT {
         } finally {
             lanes.close();
             retries.shutdownNow();
+        }
+    }
+
+    /** A cluster client whose resources put its channels on the owner's loops; closing it leaves the loops running. */
+    private record OnOwnersLoops(ClientResources resources, RedisClusterClient client) implements AutoCloseable {
+
+        static OnOwnersLoops of(List<String> uris) {
+            ClientResources resources = DefaultClientResources.builder().eventLoopGroupProvider(RedisCounterStore.sharedLoops(owners)).build();
+            return new OnOwnersLoops(resources, RedisClusterClient.create(resources, uris.stream().map(RedisURI::create).toList()));
+        }
+
+        @Override
+        public void close() throws Exception {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
         }
