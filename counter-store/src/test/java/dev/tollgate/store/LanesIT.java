@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -152,11 +153,34 @@ class LanesIT {
         }
     }
 
-    /** The thread that completed a call sent from {@code loop} (waited for here: a loop must never block on its own reply). */
+    /**
+     * The thread that completed a call sent from {@code loop} (waited for here: a loop must never block on its own reply).
+     * The other loops are held until the call's continuation is attached: a reply that came in on another loop before
+     * that would run the continuation on the sending thread, and name it instead of the loop that read the reply.
+     */
     private static String answeredOn(RedisCounterStore store, EventLoop loop, String key) throws Exception {
-        CompletableFuture<String> answered = loop.submit(() -> store.run(HEARTBEAT, List.of(key), List.of("pod", "3000"))
-                .thenApply(reply -> Thread.currentThread().getName())).get(5, TimeUnit.SECONDS);
-        return answered.get(5, TimeUnit.SECONDS);
+        CountDownLatch attached = new CountDownLatch(1);
+        List<EventLoop> others = loops().stream().filter(other -> other != loop).toList();
+        CountDownLatch held = new CountDownLatch(others.size());
+        for (EventLoop other : others) {
+            other.execute(() -> {
+                held.countDown();
+                try {
+                    attached.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        try {
+            assertThat(held.await(5, TimeUnit.SECONDS)).as("the other loops held").isTrue();
+            CompletableFuture<String> answered = loop.submit(() -> store.run(HEARTBEAT, List.of(key), List.of("pod", "3000"))
+                    .thenApply(reply -> Thread.currentThread().getName())).get(5, TimeUnit.SECONDS);
+            attached.countDown();
+            return answered.get(5, TimeUnit.SECONDS);
+        } finally {
+            attached.countDown();
+        }
     }
 
     private static List<EventLoop> loops() {
